@@ -1,0 +1,6 @@
+//! `flashtail trace ...` (placeholder; owned by the trace work).
+#[derive(clap::Args)]
+pub struct Args {}
+pub fn run(_a: Args) -> anyhow::Result<()> {
+    anyhow::bail!("not implemented yet")
+}

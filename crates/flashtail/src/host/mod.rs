@@ -1,0 +1,8 @@
+//! Host interface: what a host request is, and the trait every request source implements.
+//!
+//! Models: requests as (arrival, byte offset, size, read/write, content fingerprints).
+//! Does not model: NVMe/SATA queue depths or host-side scheduling; a request enters the
+//! device at its arrival time.
+
+pub mod request;
+pub use request::{HostRequest, Op, RequestSource, SourceError, VecSource};

@@ -1,0 +1,90 @@
+//! Host requests and request sources (traces, generators, in-memory vectors).
+
+use crate::units::{Fingerprint, Nanos};
+use serde::{Deserialize, Serialize};
+
+/// Read or write.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    Read,
+    Write,
+}
+
+/// One host I/O request as it enters the device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostRequest {
+    /// Arrival time at the device.
+    pub arrival: Nanos,
+    /// Byte offset in the (merged) logical space of the trace.
+    pub offset: u64,
+    /// Size in bytes (> 0).
+    pub size: u64,
+    pub op: Op,
+    /// Content fingerprint of each 4 KiB block the request covers, in order, when the trace
+    /// carries content (FIU) or the generator makes it; empty otherwise.
+    pub fingerprints: Vec<Fingerprint>,
+}
+
+impl HostRequest {
+    pub fn new(arrival: Nanos, offset: u64, size: u64, op: Op) -> HostRequest {
+        HostRequest { arrival, offset, size, op, fingerprints: Vec::new() }
+    }
+}
+
+/// An error a request source reports: where it is and what is wrong.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+#[error("{location}: {message}")]
+pub struct SourceError {
+    /// `file:line` or `file:line: field NAME`, as precise as the source can be.
+    pub location: String,
+    pub message: String,
+}
+
+/// A stream of host requests, in (roughly) arrival order. Sources must stream: memory must
+/// not grow with the number of requests.
+pub trait RequestSource {
+    /// The next request, `Ok(None)` at the end, or an error that stops the run.
+    fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError>;
+    /// A short human description (file name and format, or generator parameters).
+    fn describe(&self) -> String {
+        String::from("requests")
+    }
+    /// Facts the run summary should print (lines skipped, requests wrapped, ...), as
+    /// key/value pairs, after the source is exhausted.
+    fn summary(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+/// An in-memory source, for tests and small experiments.
+pub struct VecSource {
+    reqs: std::vec::IntoIter<HostRequest>,
+}
+
+impl VecSource {
+    pub fn new(reqs: Vec<HostRequest>) -> VecSource {
+        VecSource { reqs: reqs.into_iter() }
+    }
+}
+
+impl RequestSource for VecSource {
+    fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
+        Ok(self.reqs.next())
+    }
+    fn describe(&self) -> String {
+        String::from("in-memory requests")
+    }
+}
+
+impl<T: RequestSource + ?Sized> RequestSource for Box<T> {
+    fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
+        (**self).next_request()
+    }
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+    fn summary(&self) -> Vec<(String, String)> {
+        (**self).summary()
+    }
+}

@@ -1,0 +1,1 @@
+//! Report writing: tables, CSV, JSON and the HTML page (placeholder; owned by the report work).

@@ -1,0 +1,1 @@
+//! Trace ingestion (placeholder; owned by the trace work).

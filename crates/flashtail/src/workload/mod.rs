@@ -1,0 +1,1 @@
+//! Synthetic workload generation (placeholder; owned by the workload work).
