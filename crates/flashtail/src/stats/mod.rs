@@ -1,3 +1,6 @@
-//! Statistics: latency recording and the run report.
+//! Statistics: exact latency recording, process cost, and the run report types.
+pub mod latency;
+pub mod process;
 pub mod report;
+pub use latency::LatencyRecorder;
 pub use report::*;

@@ -1,0 +1,194 @@
+//! The device configuration and its validation.
+
+use crate::nand::{Geometry, Timing};
+use serde::{Deserialize, Serialize};
+
+/// Everything that describes one simulated SSD.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceConfig {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Where the numbers come from (paper, datasheet, artifact).
+    #[serde(default)]
+    pub source: String,
+    pub geometry: Geometry,
+    pub timing: Timing,
+    pub ftl: FtlConfig,
+    #[serde(default)]
+    pub buffer: BufferConfig,
+    #[serde(default)]
+    pub precondition: Precondition,
+}
+
+/// Which resource runs one flash array operation at a time.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnitOfExecution {
+    /// Every plane runs its own operations (planes of a die overlap fully, as with ideal
+    /// multi-plane/asynchronous-plane operation).
+    Plane,
+    /// The planes of a die share it: one array operation per die at a time.
+    Die,
+}
+
+/// How a host write picks its plane.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Allocation {
+    /// Channel-first striping by logical page number (MQSim CWDP; ttFlash's static mapping).
+    Static,
+    /// The plane whose execution unit has the fewest queued operations (ties: lowest id).
+    Dynamic,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    /// (physical − logical) / physical.
+    pub over_provisioning: f64,
+    /// GC starts on a plane when its free blocks fall below this share of its blocks.
+    pub gc_soft_threshold: f64,
+    /// Below this share GC is urgent (not preemptible; goes before user I/O).
+    pub gc_hard_threshold: f64,
+    #[serde(default = "default_alloc")]
+    pub allocation: Allocation,
+    #[serde(default = "default_unit")]
+    pub unit: UnitOfExecution,
+    /// Free blocks per plane that host writes may not take (kept for GC's own frontier).
+    #[serde(default = "default_reserve")]
+    pub gc_reserved_blocks: u32,
+    /// Exact soft threshold in blocks (GC when free < this); overrides the share when set
+    /// (RL-GC's T_GC = 10 blocks is "free ≤ 10", i.e. 11 here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_soft_threshold_blocks: Option<u32>,
+    /// Exact hard threshold in blocks; overrides the share when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_hard_threshold_blocks: Option<u32>,
+}
+
+fn default_alloc() -> Allocation {
+    Allocation::Static
+}
+fn default_unit() -> UnitOfExecution {
+    UnitOfExecution::Plane
+}
+fn default_reserve() -> u32 {
+    2
+}
+
+/// Optional DRAM write buffer: a write completes once buffered; buffered pages are flushed
+/// to flash at once in arrival order; a full buffer makes writes wait.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferConfig {
+    pub enabled: bool,
+    /// Capacity in pages.
+    #[serde(default)]
+    pub capacity_pages: u32,
+}
+
+/// How the device is put into a used state before the trace (set directly, no timing).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "model", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Precondition {
+    /// Empty device.
+    None,
+    /// A drive in service: `fill` of the logical pages hold data (chosen at random), the
+    /// used blocks carry invalid pages with a linearly spread valid ratio (as greedy GC leaves
+    /// them), and each plane keeps `free_blocks_margin` blocks above the GC soft threshold.
+    Steady {
+        fill: f64,
+        #[serde(default = "default_margin")]
+        free_blocks_margin: u32,
+    },
+    /// The ttFlash artifact's SSDsim aging with ratio r: r/2 of each plane's pages invalid
+    /// (the first ⌈r × pages_per_block⌉ pages of block after block), r/2 valid data,
+    /// 1 − r free.
+    Aged { ratio: f64 },
+}
+
+fn default_margin() -> u32 {
+    1
+}
+
+impl Default for Precondition {
+    fn default() -> Self {
+        Precondition::Steady { fill: 0.8, free_blocks_margin: 1 }
+    }
+}
+
+impl DeviceConfig {
+    /// Check every field; the message names the field.
+    pub fn validate(&self) -> Result<(), String> {
+        self.geometry.validate()?;
+        self.timing.validate(self.geometry.bits_per_cell)?;
+        let f = &self.ftl;
+        if !(0.01..0.9).contains(&f.over_provisioning) {
+            return Err(format!("ftl.over_provisioning must be in [0.01, 0.9), got {}", f.over_provisioning));
+        }
+        if !(0.0..0.95).contains(&f.gc_soft_threshold) || !(0.0..=f.gc_soft_threshold).contains(&f.gc_hard_threshold) {
+            return Err(format!(
+                "ftl thresholds must satisfy 0 <= gc_hard_threshold ({}) <= gc_soft_threshold ({}) < 0.95",
+                f.gc_hard_threshold, f.gc_soft_threshold
+            ));
+        }
+        if self.soft_threshold_blocks() + 2 >= self.geometry.blocks_per_plane {
+            return Err(format!(
+                "ftl.gc_soft_threshold {} leaves no blocks for data in a {}-block plane",
+                f.gc_soft_threshold, self.geometry.blocks_per_plane
+            ));
+        }
+        // The logical data must fit beside the GC reserve and the two write frontiers, or a
+        // full drive could deadlock waiting for free blocks. (It may well sit below the GC
+        // thresholds: then GC simply never stops, as on a full drive.)
+        let used = 1.0 - f.over_provisioning;
+        let room = self.geometry.blocks_per_plane as f64 - (f.gc_reserved_blocks + 2) as f64;
+        if used * (self.geometry.blocks_per_plane as f64) > room {
+            return Err(format!(
+                "ftl.over_provisioning {} is too small: {:.0} blocks of data per plane do not fit in {} blocks minus the GC reserve ({}) and two frontiers",
+                f.over_provisioning, used * self.geometry.blocks_per_plane as f64, self.geometry.blocks_per_plane, f.gc_reserved_blocks
+            ));
+        }
+        if self.buffer.enabled && self.buffer.capacity_pages == 0 {
+            return Err("buffer.capacity_pages must be > 0 when buffer.enabled".into());
+        }
+        match &self.precondition {
+            Precondition::None => {}
+            Precondition::Steady { fill, .. } => {
+                if !(0.0..=1.0).contains(fill) {
+                    return Err(format!("precondition.fill must be in [0, 1], got {fill}"));
+                }
+            }
+            Precondition::Aged { ratio } => {
+                if !(0.0..0.98).contains(ratio) {
+                    return Err(format!("precondition.ratio must be in [0, 0.98), got {ratio}"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Logical pages exposed to the host.
+    pub fn logical_pages(&self) -> u32 {
+        ((self.geometry.total_pages_u64() as f64) * (1.0 - self.ftl.over_provisioning)).floor() as u32
+    }
+    pub fn logical_bytes(&self) -> u64 {
+        self.logical_pages() as u64 * self.geometry.page_size as u64
+    }
+    /// GC starts on a plane when free blocks < this.
+    pub fn soft_threshold_blocks(&self) -> u32 {
+        if let Some(b) = self.ftl.gc_soft_threshold_blocks {
+            return b;
+        }
+        (self.ftl.gc_soft_threshold * self.geometry.blocks_per_plane as f64).ceil() as u32
+    }
+    /// GC is urgent on a plane when free blocks < this.
+    pub fn hard_threshold_blocks(&self) -> u32 {
+        if let Some(b) = self.ftl.gc_hard_threshold_blocks {
+            return b.max(1);
+        }
+        ((self.ftl.gc_hard_threshold * self.geometry.blocks_per_plane as f64).ceil() as u32).max(1)
+    }
+}

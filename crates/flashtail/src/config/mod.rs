@@ -1,0 +1,9 @@
+//! Configuration: the device (geometry, timing, FTL, buffer, preconditioning) and its
+//! presets. Loaded from TOML, overridable key by key (`ftl.over_provisioning=0.2`).
+//!
+//! Does not hold scheme settings: those live with the schemes (`gc::schemes`).
+
+pub mod device;
+pub mod overrides;
+pub mod presets;
+pub use device::{Allocation, BufferConfig, DeviceConfig, FtlConfig, Precondition, UnitOfExecution};

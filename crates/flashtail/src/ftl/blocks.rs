@@ -1,0 +1,150 @@
+//! The block manager: block states and counters, free pools, write frontiers.
+//!
+//! A block is `Free` → `Open` (a frontier hands out its pages in order) → `Full` (every page
+//! allocated, some programs still queued) → `Sealed` (every page programmed: only now may
+//! GC choose it) → `Victim` (being collected) → erased → `Free`. Allocation order equals
+//! program order inside a block, which the engine asserts.
+
+use crate::nand::Geometry;
+use crate::units::{BlockId, PlaneId, Ppn};
+use std::collections::VecDeque;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum BlockState {
+    Free,
+    Open,
+    Full,
+    Sealed,
+    Victim,
+}
+
+/// Which write frontier a page comes from: host data and GC-migrated data never mix.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stream {
+    User,
+    Gc,
+}
+
+#[derive(Clone, Debug)]
+pub struct PlaneBlocks {
+    pub free: VecDeque<BlockId>,
+    pub user_frontier: Option<BlockId>,
+    pub gc_frontier: Option<BlockId>,
+}
+
+/// Per-block counters, in flat vectors indexed by `BlockId` (cache friendly).
+#[derive(Clone, Debug)]
+pub struct BlockTable {
+    pub state: Vec<BlockState>,
+    pub valid: Vec<u32>,
+    /// Pages handed out by the frontier (the write pointer).
+    pub allocated: Vec<u32>,
+    pub programmed: Vec<u32>,
+    pub erases: Vec<u32>,
+    /// Simulated time the block was sealed (for cost-benefit age and FIFO).
+    pub sealed_at: Vec<u64>,
+    pub planes: Vec<PlaneBlocks>,
+    pages_per_block: u32,
+}
+
+impl BlockTable {
+    pub fn new(geo: &Geometry) -> BlockTable {
+        let nb = geo.total_blocks() as usize;
+        let planes = (0..geo.planes())
+            .map(|p| {
+                let first = geo.first_block(PlaneId(p)).0;
+                PlaneBlocks {
+                    free: (first..first + geo.blocks_per_plane).map(BlockId).collect(),
+                    user_frontier: None,
+                    gc_frontier: None,
+                }
+            })
+            .collect();
+        BlockTable {
+            state: vec![BlockState::Free; nb],
+            valid: vec![0; nb],
+            allocated: vec![0; nb],
+            programmed: vec![0; nb],
+            erases: vec![0; nb],
+            sealed_at: vec![0; nb],
+            planes,
+            pages_per_block: geo.pages_per_block,
+        }
+    }
+
+    #[inline]
+    pub fn free_blocks(&self, plane: PlaneId) -> u32 {
+        self.planes[plane.idx()].free.len() as u32
+    }
+
+    /// Hand out the next page of a frontier. Host writes may not take the last `reserve`
+    /// free blocks (kept for GC); returns `None` when no page can be had. The flag tells
+    /// whether a free block was taken (the free count changed).
+    pub fn allocate(&mut self, geo: &Geometry, plane: PlaneId, stream: Stream, reserve: u32) -> Option<(Ppn, bool)> {
+        let pb = &mut self.planes[plane.idx()];
+        let frontier = match stream {
+            Stream::User => &mut pb.user_frontier,
+            Stream::Gc => &mut pb.gc_frontier,
+        };
+        let mut took = false;
+        if frontier.is_none() {
+            let min_free = if stream == Stream::User { reserve } else { 0 };
+            if pb.free.len() as u32 <= min_free {
+                return None;
+            }
+            let b = pb.free.pop_front()?;
+            debug_assert_eq!(self.state[b.idx()], BlockState::Free);
+            self.state[b.idx()] = BlockState::Open;
+            *frontier = Some(b);
+            took = true;
+        }
+        let b = frontier.expect("frontier set above");
+        let i = b.idx();
+        let ppn = geo.ppn(b, self.allocated[i]);
+        self.allocated[i] += 1;
+        if self.allocated[i] == self.pages_per_block {
+            *frontier = None;
+            self.state[i] = if self.programmed[i] == self.pages_per_block { BlockState::Sealed } else { BlockState::Full };
+        }
+        Some((ppn, took))
+    }
+
+    /// Record that a page finished programming; pages program in allocation order.
+    /// Returns true when this sealed the block (it just became a GC candidate).
+    pub fn mark_programmed(&mut self, geo: &Geometry, ppn: Ppn, now: u64) -> bool {
+        let b = geo.block_of(ppn);
+        let i = b.idx();
+        assert_eq!(
+            geo.page_in_block(ppn),
+            self.programmed[i],
+            "out-of-order program in block {b}: page {} while {} are programmed",
+            geo.page_in_block(ppn),
+            self.programmed[i]
+        );
+        self.programmed[i] += 1;
+        if self.programmed[i] == self.pages_per_block && self.state[i] == BlockState::Full {
+            self.state[i] = BlockState::Sealed;
+            self.sealed_at[i] = now;
+            return true;
+        }
+        false
+    }
+
+    #[inline]
+    pub fn is_programmed(&self, geo: &Geometry, ppn: Ppn) -> bool {
+        geo.page_in_block(ppn) < self.programmed[geo.block_of(ppn).idx()]
+    }
+
+    /// Return an erased block to its plane's free pool.
+    pub fn erase(&mut self, geo: &Geometry, b: BlockId) {
+        let i = b.idx();
+        assert_eq!(self.valid[i], 0, "erasing block {b} with {} valid pages", self.valid[i]);
+        assert_eq!(self.state[i], BlockState::Victim, "erasing block {b} in state {:?}", self.state[i]);
+        self.state[i] = BlockState::Free;
+        self.allocated[i] = 0;
+        self.programmed[i] = 0;
+        self.erases[i] += 1;
+        self.planes[geo.plane_of_block(b).idx()].free.push_back(b);
+    }
+}

@@ -1,0 +1,13 @@
+//! Flash translation layer: page-level mapping, the block manager (valid counts, free
+//! pools, write frontiers) and preconditioning.
+//!
+//! Models: L2P/P2L maps, per-block valid/allocated/programmed counts and erase counts,
+//! per-plane free-block pools, separate host and GC write frontiers, over-provisioning.
+//! Does not model: mapping-table caching (DFTL), wear levelling, bad blocks.
+
+pub mod blocks;
+pub mod mapping;
+pub mod precondition;
+
+pub use blocks::{BlockState, Stream};
+pub use mapping::{Ftl, NONE};

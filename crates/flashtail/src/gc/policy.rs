@@ -1,0 +1,129 @@
+//! The GC-scheduling extension point: hooks the engine calls, and the commands a policy
+//! may give back (grant GC work on a plane, reclaim instantly, set a timer).
+//!
+//! A policy never touches engine state directly: it reads a [`GcCtx`] and queues
+//! [`GcCmd`]s, which the engine applies after the hook returns. That keeps every scheme's
+//! rules in one place and the engine's invariants in another.
+
+use crate::config::DeviceConfig;
+use crate::ftl::Ftl;
+use crate::host::{HostRequest, Op};
+use crate::units::{BlockId, Nanos, PlaneId};
+
+/// How GC steps on a plane compete with user I/O.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GcMode {
+    /// Steps run back to back, before any user operation on the unit (blocking GC, and
+    /// atomic partial-GC tasks).
+    Exclusive,
+    /// Steps run only when no user operation waits on the unit (semi-preemptive GC).
+    Background,
+    /// Like `Exclusive`, counted as urgent (free space nearly exhausted).
+    Urgent,
+}
+
+/// Permission to do GC work on a plane.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Grant {
+    /// Valid-page moves allowed; `u32::MAX` = until the victim is erased. Erasing the victim
+    /// always ends the grant.
+    pub steps: u32,
+    /// Whether the erase may be issued under this grant when the victim has no valid page
+    /// left (Lazy-RTGC: a task is either ≤ α copies or one erase).
+    pub allow_erase: bool,
+    pub mode: GcMode,
+    /// Only start a *new* victim whose invalid pages are at least this many (RL-GC's
+    /// max-limited early GC takes only victims > 60% invalid).
+    pub min_invalid_pages: u32,
+}
+
+impl Grant {
+    pub fn until_done(mode: GcMode) -> Grant {
+        Grant { steps: u32::MAX, allow_erase: true, mode, min_invalid_pages: 1 }
+    }
+    pub fn steps(n: u32, mode: GcMode) -> Grant {
+        Grant { steps: n, allow_erase: true, mode, min_invalid_pages: 1 }
+    }
+}
+
+/// Commands a policy returns to the engine.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GcCmd {
+    /// Replace the plane's current grant.
+    Grant(PlaneId, Grant),
+    /// Reclaim victims on the plane instantly, at no time cost, until its free blocks reach
+    /// the soft threshold (NoGC).
+    Instant(PlaneId),
+    /// Call `on_timer(token)` at the given time.
+    Timer(Nanos, u64),
+}
+
+/// The engine's GC state of one plane (read-only to policies).
+#[derive(Clone, Debug)]
+pub struct PlaneGc {
+    pub victim: Option<BlockId>,
+    /// Next page of the victim to examine.
+    pub cursor: u32,
+    /// Remaining grant.
+    pub grant: Option<Grant>,
+    /// A GC operation of this plane is queued or running.
+    pub in_flight: bool,
+}
+
+impl PlaneGc {
+    pub fn idle() -> PlaneGc {
+        PlaneGc { victim: None, cursor: 0, grant: None, in_flight: false }
+    }
+    /// True while this plane has GC work granted or running.
+    pub fn active(&self) -> bool {
+        self.grant.is_some() || self.in_flight
+    }
+}
+
+/// What a policy sees, and its command queue.
+pub struct GcCtx<'a> {
+    pub now: Nanos,
+    pub dev: &'a DeviceConfig,
+    pub ftl: &'a Ftl,
+    pub planes: &'a [PlaneGc],
+    pub soft_blocks: u32,
+    pub hard_blocks: u32,
+    pub cmds: &'a mut Vec<GcCmd>,
+}
+
+impl GcCtx<'_> {
+    pub fn free_blocks(&self, p: PlaneId) -> u32 {
+        self.ftl.free_blocks(p)
+    }
+    pub fn grant(&mut self, p: PlaneId, g: Grant) {
+        self.cmds.push(GcCmd::Grant(p, g));
+    }
+    pub fn instant(&mut self, p: PlaneId) {
+        self.cmds.push(GcCmd::Instant(p));
+    }
+    pub fn timer(&mut self, at: Nanos, token: u64) {
+        self.cmds.push(GcCmd::Timer(at, token));
+    }
+    pub fn num_planes(&self) -> u32 {
+        self.ftl.geo.planes()
+    }
+}
+
+/// The GC-scheduling extension point. Every hook has a default that does nothing, so a
+/// policy implements only the moments its paper's rules speak of.
+pub trait GcPolicy: Send {
+    /// A plane's free-block count changed (a frontier took a block, or an erase finished).
+    fn on_free_change(&mut self, _ctx: &mut GcCtx, _plane: PlaneId) {}
+    /// A host request arrived (before it is split into pages).
+    fn on_arrival(&mut self, _ctx: &mut GcCtx, _req: &HostRequest) {}
+    /// A host request completed, with its latency; `plane` is the plane of its last page.
+    fn on_complete(&mut self, _ctx: &mut GcCtx, _op: Op, _latency: Nanos, _plane: PlaneId) {}
+    /// A victim was erased on the plane (its grant has ended).
+    fn on_victim_done(&mut self, _ctx: &mut GcCtx, _plane: PlaneId) {}
+    /// A timer set with `GcCmd::Timer` fired.
+    fn on_timer(&mut self, _ctx: &mut GcCtx, _token: u64) {}
+    /// Scheme-specific output for the run report (e.g. a Q-table).
+    fn details(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+}

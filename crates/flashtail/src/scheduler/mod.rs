@@ -1,0 +1,11 @@
+//! The controller's scheduler: flash transactions, their phases, and the per-unit queues.
+//!
+//! Models: a transaction is a sequence of phases (array operation, channel transfer,
+//! controller work); an execution unit (plane or die) runs one transaction at a time and
+//! picks the next by priority: urgent/exclusive GC, user reads, user writes, background GC.
+//! Does not model: out-of-order completion inside a unit, multi-plane command merging.
+
+pub mod txn;
+pub mod unit;
+pub use txn::{Phase, Txn, TxnKind};
+pub use unit::{Cause, Unit};

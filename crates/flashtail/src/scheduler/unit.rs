@@ -1,0 +1,65 @@
+//! An execution unit (a plane, or a die whose planes share it): its queues, its current
+//! transaction, and how long it has been busy for each cause (for wait attribution).
+
+use crate::units::{ChannelId, Nanos};
+use std::collections::VecDeque;
+
+/// What occupies a unit, for attributing the waits of the transactions queued behind it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Cause {
+    UserOp = 0,
+    GcCopy = 1,
+    GcErase = 2,
+}
+
+pub const IDLE: u32 = u32::MAX;
+
+#[derive(Clone, Debug)]
+pub struct Unit {
+    pub reads: VecDeque<u32>,
+    pub writes: VecDeque<u32>,
+    /// Running transaction id, or `IDLE`.
+    pub running: u32,
+    /// End of the current phase (events for other times are stale).
+    pub phase_end: Nanos,
+    pub first_plane: u32,
+    pub num_planes: u32,
+    pub channel: ChannelId,
+    /// Busy time per cause, closed intervals only.
+    pub acc: [u64; 3],
+    pub occ_cause: Cause,
+    pub occ_since: Nanos,
+}
+
+impl Unit {
+    pub fn new(first_plane: u32, num_planes: u32, channel: ChannelId) -> Unit {
+        Unit {
+            reads: VecDeque::new(),
+            writes: VecDeque::new(),
+            running: IDLE,
+            phase_end: Nanos::ZERO,
+            first_plane,
+            num_planes,
+            channel,
+            acc: [0; 3],
+            occ_cause: Cause::UserOp,
+            occ_since: Nanos::ZERO,
+        }
+    }
+
+    /// Cumulative busy time per cause up to `now`.
+    #[inline]
+    pub fn cum(&self, now: Nanos) -> [u64; 3] {
+        let mut c = self.acc;
+        if self.running != IDLE {
+            c[self.occ_cause as usize] += now.0 - self.occ_since.0;
+        }
+        c
+    }
+
+    #[inline]
+    pub fn queued(&self) -> usize {
+        self.reads.len() + self.writes.len() + (self.running != IDLE) as usize
+    }
+}

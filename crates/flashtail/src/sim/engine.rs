@@ -1,0 +1,983 @@
+//! The event engine: time advances from event to event (phase ends, request arrivals,
+//! policy timers); each unit runs one transaction at a time; channels move one transfer at
+//! a time. Everything is integer nanoseconds and ties break by insertion order, so a run is
+//! bit-for-bit deterministic.
+
+use super::oracle::Oracle;
+use super::requests::{Req, ReqSlab, WAIT_CAUSES, W_BUFFER, W_CHANNEL, W_FREE};
+use super::{SimError, SimOptions};
+use crate::config::{Allocation, DeviceConfig, UnitOfExecution};
+use crate::ftl::precondition::{precondition, PreconditionSummary};
+use crate::ftl::{BlockState, Ftl, Stream, NONE};
+use crate::gc::{GcCmd, GcCtx, GcMode, PlaneGc, Scheme};
+use crate::host::{HostRequest, Op, RequestSource};
+use crate::interconnect::Channel;
+use crate::scheduler::txn::NO_REQ;
+use crate::scheduler::unit::IDLE;
+use crate::scheduler::{Cause, Phase, Txn, TxnKind, Unit};
+use crate::stats::{self, FlashCounts, FreeBlocksSample, IntegrityReport, LatencyRecorder, RunCost, RunReport, WaitBreakdown};
+use crate::units::{BlockId, Lpn, Nanos, PlaneId, Ppn};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+const EV_UNIT: u8 = 0;
+const EV_PAGE_DONE: u8 = 1;
+const EV_TIMER: u8 = 2;
+
+/// A scheduled event: ordered by time, then by insertion sequence.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Ev {
+    t: u64,
+    seq: u64,
+    kind: u8,
+    id: u32,
+}
+
+/// A write waiting for a free block on its plane.
+#[derive(Clone, Debug)]
+struct Stalled {
+    req: u32,
+    lpn: u32,
+    since: Nanos,
+    buffered: bool,
+}
+
+#[derive(Default)]
+struct Counters {
+    host_pages_programmed: u64,
+    gc_pages_programmed: u64,
+    gc_pages_migrated: u64,
+    copybacks: u64,
+    host_pages_read: u64,
+    buffer_hits: u64,
+    unwritten_reads: u64,
+    erases: u64,
+    gc_runs: u64,
+    events: u64,
+    requests_submitted: u64,
+    requests_completed: u64,
+    wrapped_requests: u64,
+    clamped_arrivals: u64,
+    waited_on_gc: u64,
+    reads_waited_on_gc: u64,
+    wait_ns: [u64; 6],
+    stalled_writes: u64,
+}
+
+/// One simulation of one scheme on one device.
+pub struct Simulation {
+    dev: DeviceConfig,
+    opts: SimOptions,
+    scheme_name: String,
+    scheme: Scheme,
+    ftl: Ftl,
+    oracle: Oracle,
+    units: Vec<Unit>,
+    /// Unit of each plane.
+    unit_of_plane: Vec<u32>,
+    channels: Vec<Channel>,
+    gc: Vec<PlaneGc>,
+    txns: Vec<Txn>,
+    free_txns: Vec<u32>,
+    reqs: ReqSlab,
+    heap: BinaryHeap<Reverse<Ev>>,
+    timer_tokens: BTreeMap<u32, u64>,
+    next_timer_id: u32,
+    seq: u64,
+    now: Nanos,
+    cmds: Vec<GcCmd>,
+    stalled: Vec<VecDeque<Stalled>>,
+    buffer_used: u32,
+    buffer_wait: VecDeque<(u32, Vec<u32>, Nanos)>,
+    reads: LatencyRecorder,
+    writes: LatencyRecorder,
+    c: Counters,
+    free_samples: Vec<FreeBlocksSample>,
+    sample_every: u64,
+    next_sample: u64,
+    soft: u32,
+    hard: u32,
+    page_bytes: u64,
+    precond: PreconditionSummary,
+    precond_secs: f64,
+    first_arrival: Option<Nanos>,
+}
+
+impl Simulation {
+    /// Build the device, precondition it, and plug in the scheme.
+    pub fn new(dev: DeviceConfig, scheme: Scheme, opts: SimOptions) -> Result<Simulation, SimError> {
+        dev.validate().map_err(SimError::Device)?;
+        let geo = dev.geometry.clone();
+        let t0 = Instant::now();
+        let mut ftl = Ftl::new(&geo, dev.logical_pages());
+        let mut oracle = Oracle::new(opts.oracle, dev.logical_pages(), geo.total_pages());
+        let precond = precondition(&mut ftl, &dev, opts.seed, |l, p| oracle.preload(l.0, p)).map_err(SimError::Device)?;
+        let precond_secs = t0.elapsed().as_secs_f64();
+        let (units, unit_of_plane) = build_units(&dev);
+        let planes = geo.planes() as usize;
+        let soft = dev.soft_threshold_blocks();
+        let hard = dev.hard_threshold_blocks();
+        let mut sim = Simulation {
+            scheme_name: scheme.name.clone(),
+            scheme,
+            oracle,
+            units,
+            unit_of_plane,
+            channels: vec![Channel::default(); geo.channels as usize],
+            gc: vec![PlaneGc::idle(); planes],
+            txns: Vec::new(),
+            free_txns: Vec::new(),
+            reqs: ReqSlab::default(),
+            heap: BinaryHeap::new(),
+            timer_tokens: BTreeMap::new(),
+            next_timer_id: 0,
+            seq: 0,
+            now: Nanos::ZERO,
+            cmds: Vec::new(),
+            stalled: vec![VecDeque::new(); planes],
+            buffer_used: 0,
+            buffer_wait: VecDeque::new(),
+            reads: LatencyRecorder::default(),
+            writes: LatencyRecorder::default(),
+            c: Counters::default(),
+            free_samples: Vec::new(),
+            sample_every: 1_000_000,
+            next_sample: 0,
+            soft,
+            hard,
+            page_bytes: geo.page_size as u64,
+            precond,
+            precond_secs,
+            first_arrival: None,
+            ftl,
+            dev,
+            opts,
+        };
+        // A preconditioned plane may already sit below the GC threshold.
+        for p in 0..planes as u32 {
+            sim.free_changed(PlaneId(p));
+        }
+        Ok(sim)
+    }
+
+    /// The FTL (for tests and tools).
+    pub fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+
+    /// Replay every request of `src` and report.
+    pub fn run(mut self, src: &mut dyn RequestSource) -> Result<RunReport, SimError> {
+        let wall = Instant::now();
+        let mut next: Option<HostRequest> = src.next_request()?;
+        let mut last_arrival = Nanos::ZERO;
+        loop {
+            let ev_t = self.heap.peek().map(|Reverse(e)| e.t);
+            let arr_t = next.as_ref().map(|r| r.arrival.max(last_arrival).0);
+            match (ev_t, arr_t) {
+                (None, None) => break,
+                (Some(t), Some(a)) if t <= a => self.step_event(),
+                (Some(_), None) => self.step_event(),
+                (_, Some(_)) => {
+                    let mut r = next.take().expect("arrival present");
+                    if r.arrival < last_arrival {
+                        self.c.clamped_arrivals += 1;
+                        r.arrival = last_arrival;
+                    }
+                    last_arrival = r.arrival;
+                    self.arrive(r);
+                    next = src.next_request()?;
+                    if self.opts.check_every > 0 && self.c.requests_submitted % self.opts.check_every == 0 {
+                        self.ftl.check_invariants().map_err(SimError::Invariant)?;
+                    }
+                }
+            }
+        }
+        if self.reqs.live > 0 || self.stalled.iter().any(|s| !s.is_empty()) || !self.buffer_wait.is_empty() {
+            return Err(SimError::Stalled(format!(
+                "{} requests never completed (free blocks exhausted with nothing left to collect?)",
+                self.reqs.live
+            )));
+        }
+        self.ftl.check_invariants().map_err(SimError::Invariant)?;
+        if self.oracle.violations > 0 {
+            return Err(SimError::Integrity { count: self.oracle.violations, first: self.oracle.first_violations.clone() });
+        }
+        let notes = src.summary();
+        let workload = src.describe();
+        Ok(self.report(wall.elapsed().as_secs_f64(), workload, notes))
+    }
+
+    // ----- events -------------------------------------------------------------------
+
+    fn schedule(&mut self, t: Nanos, kind: u8, id: u32) {
+        self.seq += 1;
+        self.heap.push(Reverse(Ev { t: t.0, seq: self.seq, kind, id }));
+    }
+
+    fn step_event(&mut self) {
+        let Reverse(ev) = self.heap.pop().expect("event present");
+        debug_assert!(ev.t >= self.now.0, "time went backwards");
+        self.now = Nanos(ev.t);
+        self.c.events += 1;
+        match ev.kind {
+            EV_UNIT => {
+                if self.units[ev.id as usize].phase_end.0 == ev.t {
+                    self.phase_done(ev.id);
+                }
+            }
+            EV_PAGE_DONE => self.page_done(ev.id),
+            EV_TIMER => {
+                if let Some(token) = self.timer_tokens.remove(&ev.id) {
+                    if token & FREE_CHANGE_TOKEN != 0 {
+                        self.free_changed(PlaneId((token & 0xffff_ffff) as u32));
+                        return;
+                    }
+                    let mut cmds = std::mem::take(&mut self.cmds);
+                    {
+                        let mut ctx = GcCtx { now: self.now, dev: &self.dev, ftl: &self.ftl, planes: &self.gc, soft_blocks: self.soft, hard_blocks: self.hard, cmds: &mut cmds };
+                        self.scheme.gc.on_timer(&mut ctx, token);
+                    }
+                    self.apply_cmds(cmds);
+                }
+            }
+            _ => unreachable!("unknown event kind"),
+        }
+    }
+
+    // ----- host requests ------------------------------------------------------------
+
+    fn arrive(&mut self, r: HostRequest) {
+        self.now = r.arrival;
+        self.first_arrival.get_or_insert(r.arrival);
+        self.c.requests_submitted += 1;
+        if self.now.0 >= self.next_sample {
+            self.sample_free();
+        }
+        let mut cmds = std::mem::take(&mut self.cmds);
+        {
+            let mut ctx = GcCtx { now: self.now, dev: &self.dev, ftl: &self.ftl, planes: &self.gc, soft_blocks: self.soft, hard_blocks: self.hard, cmds: &mut cmds };
+            self.scheme.gc.on_arrival(&mut ctx, &r);
+        }
+        self.apply_cmds(cmds);
+
+        let first = r.offset / self.page_bytes;
+        let last = (r.offset + r.size.max(1) - 1) / self.page_bytes;
+        let lp = self.ftl.logical_pages as u64;
+        if last >= lp {
+            self.c.wrapped_requests += 1;
+        }
+        let slot = self.reqs.insert(Req { arrival: r.arrival, op: r.op, pending: 1, wait: [0; 6], last_plane: PlaneId(0) });
+        match r.op {
+            Op::Read => {
+                for page in first..=last {
+                    self.reqs.get(slot).pending += 1;
+                    self.submit_read(slot, (page % lp) as u32);
+                }
+            }
+            Op::Write => {
+                let lpns: Vec<u32> = (first..=last).map(|p| (p % lp) as u32).collect();
+                if self.dev.buffer.enabled {
+                    self.buffer_admit_or_wait(slot, lpns);
+                } else {
+                    for lpn in lpns {
+                        self.reqs.get(slot).pending += 1;
+                        self.submit_write(slot, lpn, false, self.now);
+                    }
+                }
+            }
+        }
+        // Drop the guard count taken at insert.
+        self.page_done(slot);
+    }
+
+    fn buffer_admit_or_wait(&mut self, slot: u32, lpns: Vec<u32>) {
+        let cap = self.dev.buffer.capacity_pages;
+        let n = lpns.len() as u32;
+        if self.buffer_wait.is_empty() && (self.buffer_used + n <= cap || self.buffer_used == 0) {
+            self.buffer_admit(slot, lpns);
+        } else {
+            self.reqs.get(slot).pending += 1;
+            self.buffer_wait.push_back((slot, lpns, self.now));
+        }
+    }
+
+    fn buffer_admit(&mut self, slot: u32, lpns: Vec<u32>) {
+        self.buffer_used += lpns.len() as u32;
+        for lpn in lpns {
+            self.submit_write(NO_REQ, lpn, true, self.now);
+        }
+        // The host request completes once its data is in DRAM.
+        self.reqs.get(slot).pending += 1;
+        self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), EV_PAGE_DONE, slot);
+    }
+
+    fn submit_read(&mut self, slot: u32, lpn: u32) {
+        let ppn = self.ftl.l2p[lpn as usize];
+        if ppn != NONE && !self.ftl.blocks.is_programmed(&self.ftl.geo, Ppn(ppn)) {
+            self.dram_hit(slot, lpn, ppn);
+            return;
+        }
+        let plane = if ppn == NONE { self.ftl.geo.static_plane(Lpn(lpn)) } else { self.ftl.geo.plane_of_block(self.ftl.geo.block_of(Ppn(ppn))) };
+        let t = self.new_txn(TxnKind::Read, plane, lpn, ppn, slot);
+        self.enqueue_user(t);
+    }
+
+    /// A read served from controller memory (its newest data is still waiting to be programmed).
+    fn dram_hit(&mut self, slot: u32, lpn: u32, ppn: u32) {
+        self.c.buffer_hits += 1;
+        let v = self.oracle.page(ppn);
+        self.oracle.check(lpn, v, "DRAM read", self.now.0);
+        self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), EV_PAGE_DONE, slot);
+    }
+
+    fn choose_plane(&self, lpn: u32) -> PlaneId {
+        match self.dev.ftl.allocation {
+            Allocation::Static => self.ftl.geo.static_plane(Lpn(lpn)),
+            Allocation::Dynamic => {
+                let reserve = self.dev.ftl.gc_reserved_blocks;
+                let mut best = (usize::MAX, PlaneId(0));
+                for p in 0..self.ftl.geo.planes() {
+                    let pb = &self.ftl.blocks.planes[p as usize];
+                    if pb.user_frontier.is_none() && pb.free.len() as u32 <= reserve {
+                        continue;
+                    }
+                    let q = self.units[self.unit_of_plane[p as usize] as usize].queued();
+                    if q < best.0 {
+                        best = (q, PlaneId(p));
+                    }
+                }
+                if best.0 == usize::MAX {
+                    self.ftl.geo.static_plane(Lpn(lpn))
+                } else {
+                    best.1
+                }
+            }
+        }
+    }
+
+    fn submit_write(&mut self, slot: u32, lpn: u32, buffered: bool, since: Nanos) {
+        let plane = self.choose_plane(lpn);
+        match self.ftl.allocate(plane, Stream::User, self.dev.ftl.gc_reserved_blocks) {
+            None => {
+                self.c.stalled_writes += 1;
+                self.stalled[plane.idx()].push_back(Stalled { req: slot, lpn, since, buffered });
+            }
+            Some((ppn, took)) => {
+                if slot != NO_REQ {
+                    let w = (self.now - since).0;
+                    if w > 0 {
+                        self.reqs.get(slot).wait[W_FREE] += w;
+                    }
+                }
+                self.ftl.map(Lpn(lpn), ppn);
+                let v = self.oracle.write(lpn, ppn.0);
+                let t = self.new_txn(TxnKind::Write, plane, lpn, ppn.0, slot);
+                self.txns[t as usize].version = v;
+                self.txns[t as usize].buffered = buffered;
+                self.enqueue_user(t);
+                if took {
+                    self.free_changed(plane);
+                }
+            }
+        }
+    }
+
+    fn retry_stalled(&mut self, plane: PlaneId) {
+        while let Some(s) = self.stalled[plane.idx()].pop_front() {
+            let pb = &self.ftl.blocks.planes[plane.idx()];
+            if pb.user_frontier.is_none() && pb.free.len() as u32 <= self.dev.ftl.gc_reserved_blocks {
+                self.stalled[plane.idx()].push_front(s);
+                return;
+            }
+            self.submit_write(s.req, s.lpn, s.buffered, s.since);
+        }
+    }
+
+    /// One page of a request finished (or the arrival guard was dropped).
+    fn page_done(&mut self, slot: u32) {
+        let r = self.reqs.get(slot);
+        r.pending -= 1;
+        if r.pending > 0 {
+            return;
+        }
+        let lat = (self.now - r.arrival).0;
+        let (op, wait, plane) = (r.op, r.wait, r.last_plane);
+        self.reqs.remove(slot);
+        self.c.requests_completed += 1;
+        match op {
+            Op::Read => self.reads.record(lat),
+            Op::Write => self.writes.record(lat),
+        }
+        for (acc, w) in self.c.wait_ns.iter_mut().zip(wait) {
+            *acc += w;
+        }
+        if wait[1] + wait[2] + wait[W_FREE] > 0 {
+            self.c.waited_on_gc += 1;
+            if op == Op::Read {
+                self.c.reads_waited_on_gc += 1;
+            }
+        }
+        if let Some(p) = &self.opts.progress {
+            p.requests_done.fetch_add(1, Ordering::Relaxed);
+            p.sim_time_ns.store(self.now.0, Ordering::Relaxed);
+        }
+        let mut cmds = std::mem::take(&mut self.cmds);
+        {
+            let mut ctx = GcCtx { now: self.now, dev: &self.dev, ftl: &self.ftl, planes: &self.gc, soft_blocks: self.soft, hard_blocks: self.hard, cmds: &mut cmds };
+            self.scheme.gc.on_complete(&mut ctx, op, Nanos(lat), plane);
+        }
+        self.apply_cmds(cmds);
+    }
+
+    // ----- transactions and units ----------------------------------------------------
+
+    fn new_txn(&mut self, kind: TxnKind, plane: PlaneId, lpn: u32, ppn: u32, req: u32) -> u32 {
+        let t = Txn {
+            kind,
+            plane,
+            lpn,
+            ppn,
+            dst: NONE,
+            version: 0,
+            req,
+            phase: 0,
+            enq: self.now,
+            snap: [0; 3],
+            chan_wait_start: Nanos::ZERO,
+            buffered: false,
+        };
+        if let Some(i) = self.free_txns.pop() {
+            self.txns[i as usize] = t;
+            i
+        } else {
+            self.txns.push(t);
+            (self.txns.len() - 1) as u32
+        }
+    }
+
+    fn enqueue_user(&mut self, t: u32) {
+        let u = self.unit_of_plane[self.txns[t as usize].plane.idx()];
+        let unit = &mut self.units[u as usize];
+        let txn = &mut self.txns[t as usize];
+        txn.enq = self.now;
+        txn.snap = unit.cum(self.now);
+        if txn.req != NO_REQ {
+            self.reqs.get(txn.req).last_plane = txn.plane;
+        }
+        match txn.kind {
+            TxnKind::Read => unit.reads.push_back(t),
+            _ => unit.writes.push_back(t),
+        }
+        self.dispatch(u);
+    }
+
+    /// Start work on an idle unit, if it has any.
+    fn dispatch(&mut self, u: u32) {
+        while self.units[u as usize].running == IDLE {
+            let Some(t) = self.pick(u) else { return };
+            self.begin(u, t);
+        }
+    }
+
+    /// The next transaction for a unit, by priority.
+    fn pick(&mut self, u: u32) -> Option<u32> {
+        let (first, n) = (self.units[u as usize].first_plane, self.units[u as usize].num_planes);
+        for p in first..first + n {
+            if matches!(self.gc[p as usize].grant, Some(g) if g.mode != GcMode::Background) {
+                if let Some(t) = self.next_gc_txn(PlaneId(p)) {
+                    return Some(t);
+                }
+            }
+        }
+        let unit = &mut self.units[u as usize];
+        if let Some(t) = unit.reads.pop_front() {
+            return Some(t);
+        }
+        if let Some(t) = unit.writes.pop_front() {
+            return Some(t);
+        }
+        for p in first..first + n {
+            if matches!(self.gc[p as usize].grant, Some(g) if g.mode == GcMode::Background) {
+                if let Some(t) = self.next_gc_txn(PlaneId(p)) {
+                    return Some(t);
+                }
+            }
+        }
+        None
+    }
+
+    /// The next GC operation of a plane under its grant: a valid-page move or the erase.
+    fn next_gc_txn(&mut self, plane: PlaneId) -> Option<u32> {
+        let g = &mut self.gc[plane.idx()];
+        if g.in_flight {
+            return None;
+        }
+        let grant = g.grant?;
+        if g.victim.is_none() {
+            match self.scheme.victim.select(&self.ftl, plane, grant.min_invalid_pages, self.now) {
+                Some(v) => {
+                    self.ftl.blocks.state[v.idx()] = BlockState::Victim;
+                    g.victim = Some(v);
+                    g.cursor = 0;
+                    self.c.gc_runs += 1;
+                }
+                None => {
+                    g.grant = None;
+                    return None;
+                }
+            }
+        }
+        let victim = g.victim.expect("victim chosen");
+        match self.ftl.next_valid_in_block(victim, g.cursor) {
+            Some(src) if grant.steps > 0 => {
+                g.cursor = self.ftl.geo.page_in_block(src) + 1;
+                if grant.steps != u32::MAX {
+                    g.grant = Some(crate::gc::Grant { steps: grant.steps - 1, ..grant });
+                }
+                g.in_flight = true;
+                let Some((dst, took)) = self.ftl.allocate(plane, Stream::Gc, 0) else {
+                    panic!("plane {plane} has no free page for GC: the GC reserve is exhausted");
+                };
+                let lpn = self.ftl.p2l[src.idx()];
+                let kind = if self.scheme.copyback { TxnKind::GcCopyback } else { TxnKind::GcCopy };
+                let t = self.new_txn(kind, plane, lpn, src.0, NO_REQ);
+                self.txns[t as usize].dst = dst.0;
+                let v = self.oracle.page(src.0);
+                self.oracle.check(lpn, v, "GC read", self.now.0);
+                self.txns[t as usize].version = v;
+                if took {
+                    // Defer: the policy may react, but not while we are choosing work.
+                    self.schedule_free_change(plane);
+                }
+                Some(t)
+            }
+            Some(_) => {
+                g.grant = None;
+                None
+            }
+            None if grant.allow_erase => {
+                g.in_flight = true;
+                Some(self.new_txn(TxnKind::Erase, plane, NONE, victim.0, NO_REQ))
+            }
+            None => {
+                g.grant = None;
+                None
+            }
+        }
+    }
+
+    fn schedule_free_change(&mut self, plane: PlaneId) {
+        // A zero-delay timer with a reserved token range routes the notification.
+        let id = self.next_timer_id;
+        self.next_timer_id = self.next_timer_id.wrapping_add(1);
+        self.timer_tokens.insert(id, FREE_CHANGE_TOKEN | plane.0 as u64);
+        self.schedule(self.now, EV_TIMER, id);
+    }
+
+    /// Put a transaction on a unit and start its first phase.
+    fn begin(&mut self, u: u32, t: u32) {
+        let txn = self.txns[t as usize].clone();
+        if txn.kind == TxnKind::Read {
+            // Resolve the mapping now: GC may have moved the page, or a newer write replaced it.
+            let cur = self.ftl.l2p[txn.lpn as usize];
+            if cur != txn.ppn && cur != NONE {
+                if !self.ftl.blocks.is_programmed(&self.ftl.geo, Ppn(cur)) {
+                    self.free_txns.push(t);
+                    self.add_wait_from_snap(u, &txn);
+                    self.dram_hit(txn.req, txn.lpn, cur);
+                    return;
+                }
+                let plane = self.ftl.geo.plane_of_block(self.ftl.geo.block_of(Ppn(cur)));
+                self.txns[t as usize].ppn = cur;
+                if self.unit_of_plane[plane.idx()] != u {
+                    self.add_wait_from_snap(u, &txn);
+                    self.txns[t as usize].plane = plane;
+                    self.enqueue_user(t);
+                    return;
+                }
+            }
+            let ppn = self.txns[t as usize].ppn;
+            let got = if ppn == NONE { 0 } else { self.oracle.page(ppn) };
+            self.oracle.check(txn.lpn, got, "flash read", self.now.0);
+            if ppn == NONE {
+                self.c.unwritten_reads += 1;
+            }
+        }
+        if txn.req != NO_REQ {
+            self.add_wait_from_snap(u, &txn);
+        }
+        let cause = match txn.kind {
+            TxnKind::Read | TxnKind::Write => Cause::UserOp,
+            TxnKind::GcCopy | TxnKind::GcCopyback => Cause::GcCopy,
+            TxnKind::Erase => Cause::GcErase,
+        };
+        let unit = &mut self.units[u as usize];
+        unit.running = t;
+        unit.occ_cause = cause;
+        unit.occ_since = self.now;
+        self.start_phase(u);
+    }
+
+    /// Attribute a user transaction's queueing time to what its unit was busy with.
+    fn add_wait_from_snap(&mut self, u: u32, txn: &Txn) {
+        if txn.req == NO_REQ {
+            return;
+        }
+        let cum = self.units[u as usize].cum(self.now);
+        let r = self.reqs.get(txn.req);
+        for c in 0..3 {
+            r.wait[c] += cum[c] - txn.snap[c];
+        }
+    }
+
+    fn start_phase(&mut self, u: u32) {
+        loop {
+            let t = self.units[u as usize].running;
+            let txn = &self.txns[t as usize];
+            match txn.phase_at(txn.phase, &self.ftl.geo, &self.dev.timing) {
+                None => {
+                    self.complete(u);
+                    return;
+                }
+                Some(Phase::Array(d)) | Some(Phase::Ctrl(d)) => {
+                    if d.0 == 0 {
+                        self.txns[t as usize].phase += 1;
+                        continue;
+                    }
+                    self.units[u as usize].phase_end = self.now + d;
+                    self.schedule(self.now + d, EV_UNIT, u);
+                    return;
+                }
+                Some(Phase::Xfer(d)) => {
+                    let ch = self.units[u as usize].channel.idx();
+                    if self.channels[ch].busy {
+                        let class = match txn.kind {
+                            TxnKind::Read => 0,
+                            TxnKind::Write => 1,
+                            _ => 2,
+                        };
+                        self.seq += 1;
+                        let seq = self.seq;
+                        self.channels[ch].waiters.push((class, seq, u));
+                        self.txns[t as usize].chan_wait_start = self.now;
+                        self.units[u as usize].phase_end = Nanos::MAX;
+                    } else {
+                        self.channels[ch].busy = true;
+                        self.channels[ch].busy_since = self.now;
+                        self.units[u as usize].phase_end = self.now + d;
+                        self.schedule(self.now + d, EV_UNIT, u);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    fn phase_done(&mut self, u: u32) {
+        let t = self.units[u as usize].running;
+        let phase = {
+            let txn = &self.txns[t as usize];
+            txn.phase_at(txn.phase, &self.ftl.geo, &self.dev.timing)
+        };
+        if let Some(Phase::Xfer(_)) = phase {
+            let ch = self.units[u as usize].channel.idx();
+            let c = &mut self.channels[ch];
+            c.busy_ns += self.now.0 - c.busy_since.0;
+            c.busy = false;
+            if let Some(w) = self.channels[ch].pop_waiter() {
+                let wt = self.units[w as usize].running;
+                let wtxn = &self.txns[wt as usize];
+                let Some(Phase::Xfer(d)) = wtxn.phase_at(wtxn.phase, &self.ftl.geo, &self.dev.timing) else {
+                    unreachable!("a channel waiter is in a transfer phase")
+                };
+                if wtxn.req != NO_REQ {
+                    let waited = (self.now - wtxn.chan_wait_start).0;
+                    self.reqs.get(wtxn.req).wait[W_CHANNEL] += waited;
+                }
+                let c = &mut self.channels[ch];
+                c.busy = true;
+                c.busy_since = self.now;
+                self.units[w as usize].phase_end = self.now + d;
+                self.schedule(self.now + d, EV_UNIT, w);
+            }
+        }
+        self.txns[t as usize].phase += 1;
+        self.start_phase(u);
+    }
+
+    /// A transaction finished its last phase.
+    fn complete(&mut self, u: u32) {
+        let t = self.units[u as usize].running;
+        {
+            let unit = &mut self.units[u as usize];
+            unit.acc[unit.occ_cause as usize] += self.now.0 - unit.occ_since.0;
+            unit.running = IDLE;
+        }
+        let txn = self.txns[t as usize].clone();
+        self.free_txns.push(t);
+        let geo = &self.ftl.geo;
+        match txn.kind {
+            TxnKind::Read => {
+                self.c.host_pages_read += 1;
+                self.page_done(txn.req);
+            }
+            TxnKind::Write => {
+                let sealed = self.ftl.blocks.mark_programmed(geo, Ppn(txn.ppn), self.now.0);
+                self.c.host_pages_programmed += 1;
+                if sealed {
+                    // A new GC candidate: a plane that found no victim may now find one.
+                    self.free_changed(txn.plane);
+                }
+                if txn.buffered {
+                    self.buffer_used -= 1;
+                    self.buffer_drain();
+                } else {
+                    self.page_done(txn.req);
+                }
+            }
+            TxnKind::GcCopy | TxnKind::GcCopyback => {
+                let sealed = self.ftl.blocks.mark_programmed(geo, Ppn(txn.dst), self.now.0);
+                self.c.gc_pages_programmed += 1;
+                self.oracle.copy(txn.dst, txn.version);
+                if self.ftl.remap_if_current(Ppn(txn.ppn), Ppn(txn.dst)) {
+                    self.c.gc_pages_migrated += 1;
+                    if txn.kind == TxnKind::GcCopyback {
+                        self.c.copybacks += 1;
+                    }
+                }
+                let g = &mut self.gc[txn.plane.idx()];
+                g.in_flight = false;
+                if matches!(g.grant, Some(gr) if gr.steps == 0 && !gr.allow_erase) {
+                    g.grant = None;
+                }
+                if sealed {
+                    self.free_changed(txn.plane);
+                }
+            }
+            TxnKind::Erase => {
+                let b = BlockId(txn.ppn);
+                self.ftl.blocks.erase(geo, b);
+                let first = geo.ppn(b, 0).0;
+                self.oracle.erase(first, geo.pages_per_block);
+                self.c.erases += 1;
+                let g = &mut self.gc[txn.plane.idx()];
+                g.victim = None;
+                g.grant = None;
+                g.in_flight = false;
+                self.victim_done(txn.plane);
+                self.free_changed(txn.plane);
+                self.retry_stalled(txn.plane);
+            }
+        }
+        self.dispatch(u);
+    }
+
+    fn buffer_drain(&mut self) {
+        let cap = self.dev.buffer.capacity_pages;
+        while let Some((slot, lpns, since)) = self.buffer_wait.front() {
+            let n = lpns.len() as u32;
+            if self.buffer_used + n > cap && self.buffer_used > 0 {
+                return;
+            }
+            let (slot, lpns, since) = (*slot, lpns.clone(), *since);
+            self.buffer_wait.pop_front();
+            self.reqs.get(slot).wait[W_BUFFER] += (self.now - since).0;
+            self.buffer_admit(slot, lpns);
+            self.page_done(slot);
+        }
+    }
+
+    // ----- GC policy plumbing ----------------------------------------------------------
+
+    fn free_changed(&mut self, plane: PlaneId) {
+        let mut cmds = std::mem::take(&mut self.cmds);
+        {
+            let mut ctx = GcCtx { now: self.now, dev: &self.dev, ftl: &self.ftl, planes: &self.gc, soft_blocks: self.soft, hard_blocks: self.hard, cmds: &mut cmds };
+            self.scheme.gc.on_free_change(&mut ctx, plane);
+        }
+        self.apply_cmds(cmds);
+    }
+
+    fn victim_done(&mut self, plane: PlaneId) {
+        let mut cmds = std::mem::take(&mut self.cmds);
+        {
+            let mut ctx = GcCtx { now: self.now, dev: &self.dev, ftl: &self.ftl, planes: &self.gc, soft_blocks: self.soft, hard_blocks: self.hard, cmds: &mut cmds };
+            self.scheme.gc.on_victim_done(&mut ctx, plane);
+        }
+        self.apply_cmds(cmds);
+    }
+
+    fn apply_cmds(&mut self, mut cmds: Vec<GcCmd>) {
+        for cmd in cmds.drain(..) {
+            match cmd {
+                GcCmd::Grant(p, g) => {
+                    self.gc[p.idx()].grant = Some(g);
+                    let u = self.unit_of_plane[p.idx()];
+                    self.dispatch(u);
+                }
+                GcCmd::Instant(p) => self.instant_reclaim(p),
+                GcCmd::Timer(at, token) => {
+                    let id = self.next_timer_id;
+                    self.next_timer_id = self.next_timer_id.wrapping_add(1);
+                    self.timer_tokens.insert(id, token & !FREE_CHANGE_TOKEN);
+                    self.schedule(at.max(self.now), EV_TIMER, id);
+                }
+            }
+        }
+        // Hand the (now empty) buffer back to avoid reallocating.
+        if self.cmds.is_empty() {
+            self.cmds = cmds;
+        }
+    }
+
+    /// NoGC: reclaim victims at no time cost until the plane is back at its soft threshold.
+    fn instant_reclaim(&mut self, plane: PlaneId) {
+        while self.ftl.free_blocks(plane) < self.soft {
+            let Some(v) = self.scheme.victim.select(&self.ftl, plane, 1, self.now) else { return };
+            self.ftl.blocks.state[v.idx()] = BlockState::Victim;
+            self.c.gc_runs += 1;
+            let mut cursor = 0;
+            while let Some(src) = self.ftl.next_valid_in_block(v, cursor) {
+                cursor = self.ftl.geo.page_in_block(src) + 1;
+                let Some((dst, _)) = self.ftl.allocate(plane, Stream::Gc, 0) else {
+                    panic!("plane {plane} has no free page for instant GC");
+                };
+                let _ = self.ftl.blocks.mark_programmed(&self.ftl.geo, dst, self.now.0);
+                let ver = self.oracle.page(src.0);
+                self.oracle.copy(dst.0, ver);
+                let moved = self.ftl.remap_if_current(src, dst);
+                debug_assert!(moved);
+                self.c.gc_pages_migrated += 1;
+                self.c.gc_pages_programmed += 1;
+            }
+            self.ftl.blocks.erase(&self.ftl.geo, v);
+            let first = self.ftl.geo.ppn(v, 0).0;
+            self.oracle.erase(first, self.ftl.geo.pages_per_block);
+            self.c.erases += 1;
+        }
+        self.retry_stalled(plane);
+    }
+
+    // ----- reporting ---------------------------------------------------------------------
+
+    fn sample_free(&mut self) {
+        let mut total = 0u64;
+        let mut min = u64::MAX;
+        for p in 0..self.ftl.geo.planes() {
+            let f = self.ftl.free_blocks(PlaneId(p)) as u64;
+            total += f;
+            min = min.min(f);
+        }
+        self.free_samples.push(FreeBlocksSample { time_ns: self.now.0, total_free_blocks: total, min_plane_free_blocks: min });
+        if self.free_samples.len() >= 2000 {
+            // Keep the timeline bounded: drop every other sample, sample half as often.
+            let kept: Vec<FreeBlocksSample> = self.free_samples.iter().step_by(2).cloned().collect();
+            self.free_samples = kept;
+            self.sample_every *= 2;
+        }
+        self.next_sample = self.now.0 + self.sample_every;
+    }
+
+    fn report(mut self, wall: f64, workload: String, notes: Vec<(String, String)>) -> RunReport {
+        self.sample_free();
+        let all = LatencyRecorder::merged(&self.reads, &self.writes);
+        let (reads, cdf_reads) = std::mem::take(&mut self.reads).finish();
+        let (writes, cdf_writes) = std::mem::take(&mut self.writes).finish();
+        let (all, cdf_all) = all.finish();
+        let c = &self.c;
+        let programmed = c.host_pages_programmed + c.gc_pages_programmed;
+        let mut extra = BTreeMap::new();
+        extra.insert("unwritten_reads".into(), c.unwritten_reads);
+        extra.insert("stalled_writes".into(), c.stalled_writes);
+        let flash = FlashCounts {
+            host_pages_programmed: c.host_pages_programmed,
+            gc_pages_programmed: c.gc_pages_programmed,
+            parity_pages_programmed: 0,
+            gc_pages_migrated: c.gc_pages_migrated,
+            copybacks: c.copybacks,
+            host_pages_read: c.host_pages_read,
+            buffer_hits: c.buffer_hits,
+            erases: c.erases,
+            gc_runs: c.gc_runs,
+            suspends: 0,
+            waf: if c.host_pages_programmed == 0 { 0.0 } else { programmed as f64 / c.host_pages_programmed as f64 },
+            extra,
+        };
+        let n = c.requests_completed.max(1) as f64;
+        let waits = WaitBreakdown {
+            requests_waited_on_gc: c.waited_on_gc,
+            share_waited_on_gc: c.waited_on_gc as f64 / n,
+            reads_waited_on_gc: c.reads_waited_on_gc,
+            share_reads_waited_on_gc: c.reads_waited_on_gc as f64 / (reads.count.max(1) as f64),
+            wait_ns_by_cause: WAIT_CAUSES.iter().zip(c.wait_ns).map(|(k, v)| (k.to_string(), v)).collect(),
+        };
+        let sim_time = self.now.0.saturating_sub(self.first_arrival.unwrap_or(Nanos::ZERO).0);
+        let mut workload_notes: BTreeMap<String, String> = notes.into_iter().collect();
+        workload_notes.insert("requests_wrapped_into_capacity".into(), c.wrapped_requests.to_string());
+        workload_notes.insert("arrivals_clamped_out_of_order".into(), c.clamped_arrivals.to_string());
+        workload_notes.insert("logical_capacity_bytes".into(), self.dev.logical_bytes().to_string());
+        let config = serde_json::json!({
+            "device": &self.dev,
+            "scheme": { "name": &self.scheme_name, "victim": self.scheme.victim.name(), "copyback": self.scheme.copyback },
+            "seed": self.opts.seed,
+            "oracle": self.opts.oracle,
+            "precondition": &self.precond,
+        });
+        RunReport {
+            flashtail_version: env!("CARGO_PKG_VERSION").to_string(),
+            scheme: self.scheme_name.clone(),
+            device: self.dev.name.clone(),
+            workload,
+            workload_notes,
+            seed: self.opts.seed,
+            sim_time_ns: sim_time,
+            reads,
+            writes,
+            all,
+            cdf_reads,
+            cdf_writes,
+            cdf_all,
+            flash,
+            waits,
+            free_blocks: std::mem::take(&mut self.free_samples),
+            integrity: IntegrityReport {
+                oracle_enabled: self.oracle.enabled,
+                reads_checked: self.oracle.checked,
+                violations: self.oracle.violations,
+                requests_submitted: c.requests_submitted,
+                requests_completed: c.requests_completed,
+            },
+            cost: RunCost {
+                wall_seconds: wall,
+                precondition_seconds: self.precond_secs,
+                peak_rss_bytes: stats::process::peak_rss_bytes(),
+                events: c.events,
+                simulated_requests_per_second: if wall > 0.0 { c.requests_completed as f64 / wall } else { 0.0 },
+            },
+            scheme_details: self.scheme.gc.details(),
+            config,
+        }
+    }
+}
+
+/// Timer tokens with this bit set are engine-internal free-space notifications.
+const FREE_CHANGE_TOKEN: u64 = 1 << 63;
+
+fn build_units(dev: &DeviceConfig) -> (Vec<Unit>, Vec<u32>) {
+    let geo = &dev.geometry;
+    let per_unit = match dev.ftl.unit {
+        UnitOfExecution::Plane => 1,
+        UnitOfExecution::Die => geo.planes_per_die,
+    };
+    let mut units = Vec::new();
+    let mut of_plane = Vec::with_capacity(geo.planes() as usize);
+    for p in (0..geo.planes()).step_by(per_unit as usize) {
+        units.push(Unit::new(p, per_unit, geo.channel_of(PlaneId(p))));
+        for _ in 0..per_unit {
+            of_plane.push((units.len() - 1) as u32);
+        }
+    }
+    (units, of_plane)
+}

@@ -1,0 +1,66 @@
+//! The simulation: a discrete-event engine that replays host requests on the device and
+//! reports per-request latency.
+//!
+//! Models: request splitting into pages, allocation and mapping at arrival, per-unit
+//! queues with priorities, channel contention, GC work granted by the scheme, an optional
+//! DRAM write buffer, free-space stalls, the integrity oracle and wait attribution.
+//! Does not model: host interface queueing (NVMe queue depth), power loss (yet).
+
+mod engine;
+pub mod oracle;
+mod requests;
+
+pub use engine::Simulation;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Knobs of one run that are not part of the device or the scheme.
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    pub seed: u64,
+    /// Integrity oracle (on by default; costs 8 bytes per page of memory).
+    pub oracle: bool,
+    /// Run the full map/counter consistency check every N requests (0 = only at the end).
+    pub check_every: u64,
+    /// Live progress for a progress bar.
+    pub progress: Option<Arc<Progress>>,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions { seed: 1, oracle: true, check_every: 0, progress: None }
+    }
+}
+
+/// Live counters a UI can poll while a run goes on.
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub requests_done: AtomicU64,
+    pub sim_time_ns: AtomicU64,
+    pub finished: AtomicU64,
+}
+
+impl Progress {
+    pub fn requests(&self) -> u64 {
+        self.requests_done.load(Ordering::Relaxed)
+    }
+    pub fn sim_time_ns(&self) -> u64 {
+        self.sim_time_ns.load(Ordering::Relaxed)
+    }
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("invalid device: {0}")]
+    Device(String),
+    #[error("workload: {0}")]
+    Source(#[from] crate::host::SourceError),
+    #[error("integrity oracle found {count} stale or wrong reads; first: {first:?}")]
+    Integrity { count: u64, first: Vec<String> },
+    #[error("consistency check failed: {0}")]
+    Invariant(String),
+    #[error("simulation stalled: {0}")]
+    Stalled(String),
+}

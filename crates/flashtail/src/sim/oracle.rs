@@ -1,0 +1,81 @@
+//! The integrity oracle: every host write gets a version; every physical page remembers
+//! the version it holds; every read checks it got the newest accepted version of its
+//! logical page. A mismatch is a simulator bug: it is counted, the first ones are described,
+//! and `run` fails.
+//!
+//! "Accepted" = the write has been mapped (it may still be in flight, served from controller
+//! memory). Preconditioned data is version 1; never-written pages are version 0.
+
+pub struct Oracle {
+    pub enabled: bool,
+    lpn_version: Vec<u32>,
+    page_version: Vec<u32>,
+    pub checked: u64,
+    pub violations: u64,
+    pub first_violations: Vec<String>,
+}
+
+impl Oracle {
+    pub fn new(enabled: bool, logical_pages: u32, physical_pages: u32) -> Oracle {
+        let (l, p) = if enabled { (logical_pages as usize, physical_pages as usize) } else { (0, 0) };
+        Oracle { enabled, lpn_version: vec![0; l], page_version: vec![0; p], checked: 0, violations: 0, first_violations: Vec::new() }
+    }
+
+    /// A write of `lpn` was accepted into page `ppn`: bump and store its version.
+    #[inline]
+    pub fn write(&mut self, lpn: u32, ppn: u32) -> u32 {
+        if !self.enabled {
+            return 0;
+        }
+        let v = &mut self.lpn_version[lpn as usize];
+        *v += 1;
+        self.page_version[ppn as usize] = *v;
+        *v
+    }
+
+    /// Preconditioned data.
+    #[inline]
+    pub fn preload(&mut self, lpn: u32, ppn: u32) {
+        if self.enabled {
+            self.lpn_version[lpn as usize] = 1;
+            self.page_version[ppn as usize] = 1;
+        }
+    }
+
+    /// Version stored in a physical page (0 when disabled).
+    #[inline]
+    pub fn page(&self, ppn: u32) -> u32 {
+        if self.enabled { self.page_version[ppn as usize] } else { 0 }
+    }
+
+    /// A GC move copied `version` into `dst`.
+    #[inline]
+    pub fn copy(&mut self, dst: u32, version: u32) {
+        if self.enabled {
+            self.page_version[dst as usize] = version;
+        }
+    }
+
+    #[inline]
+    pub fn erase(&mut self, first_ppn: u32, pages: u32) {
+        if self.enabled {
+            self.page_version[first_ppn as usize..(first_ppn + pages) as usize].fill(0);
+        }
+    }
+
+    /// A read of `lpn` returned `got`: check it is the newest accepted version.
+    #[inline]
+    pub fn check(&mut self, lpn: u32, got: u32, what: &str, now: u64) {
+        if !self.enabled {
+            return;
+        }
+        self.checked += 1;
+        let want = self.lpn_version[lpn as usize];
+        if got != want {
+            self.violations += 1;
+            if self.first_violations.len() < 10 {
+                self.first_violations.push(format!("t={now}ns {what} of LPN {lpn} returned version {got}, newest is {want}"));
+            }
+        }
+    }
+}

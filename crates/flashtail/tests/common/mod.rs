@@ -1,0 +1,48 @@
+//! Shared helpers for the core tests: a tiny deterministic random workload (independent of
+//! the trace parsers and the generator, so core tests do not depend on them).
+#![allow(dead_code)]
+
+use flashtail::config::presets;
+use flashtail::gc::build_scheme;
+use flashtail::{DeviceConfig, HostRequest, Nanos, Op, RunReport, SimOptions, Simulation, VecSource};
+
+/// xorshift64*: enough randomness for test workloads, no dependencies.
+pub struct Rng(pub u64);
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// `n` random page-aligned requests over `span` bytes, `write_pct`% writes, 1-`max_pages`
+/// pages each, one every `gap_ns` on average (uniform 0..2×gap).
+pub fn random_workload(n: usize, span: u64, write_pct: u64, max_pages: u64, gap_ns: u64, seed: u64) -> Vec<HostRequest> {
+    let mut r = Rng(seed.max(1));
+    let pages = span / 4096;
+    let mut t = 0u64;
+    (0..n)
+        .map(|_| {
+            t += r.below(2 * gap_ns + 1);
+            let np = 1 + r.below(max_pages);
+            let p = r.below(pages - np);
+            let op = if r.below(100) < write_pct { Op::Write } else { Op::Read };
+            HostRequest::new(Nanos(t), p * 4096, np * 4096, op)
+        })
+        .collect()
+}
+
+pub fn run(dev: &DeviceConfig, scheme: &str, reqs: Vec<HostRequest>, seed: u64) -> RunReport {
+    let s = build_scheme(scheme, None, seed).unwrap();
+    let sim = Simulation::new(dev.clone(), s, SimOptions { seed, oracle: true, check_every: 500, progress: None }).unwrap();
+    sim.run(&mut VecSource::new(reqs)).unwrap_or_else(|e| panic!("{scheme}: {e}"))
+}
+
+pub fn tiny() -> DeviceConfig {
+    presets::load("tiny").unwrap()
+}
