@@ -7,6 +7,7 @@
 //! Schemes are assembled by name in `schemes.rs`.
 
 pub mod policy;
+pub mod rotating;
 pub mod schemes;
 pub mod threshold;
 pub mod victim;

@@ -55,6 +55,10 @@ pub struct Txn {
     pub chan_wait_start: Nanos,
     /// A buffered write: completion frees a buffer slot instead of finishing a request.
     pub buffered: bool,
+    /// A RAIN parity page write.
+    pub parity: bool,
+    /// For a member read of a parity rebuild: the rebuild it belongs to (else `u32::MAX`).
+    pub parent: u32,
 }
 
 impl Txn {

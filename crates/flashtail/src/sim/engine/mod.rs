@@ -4,10 +4,11 @@
 //! bit-for-bit deterministic.
 
 use super::oracle::Oracle;
-use super::requests::{Req, ReqSlab, WAIT_CAUSES, W_BUFFER, W_CHANNEL, W_FREE};
+use super::requests::{Req, ReqSlab, WAIT_CAUSES, W_CHANNEL, W_FREE};
 use super::{SimError, SimOptions};
 use crate::config::{Allocation, DeviceConfig, UnitOfExecution};
 use crate::ftl::precondition::{precondition, PreconditionSummary};
+use crate::ftl::rain::Rain;
 use crate::ftl::{BlockState, Ftl, Stream, NONE};
 use crate::gc::{GcCmd, GcCtx, GcMode, PlaneGc, Scheme};
 use crate::host::{HostRequest, Op, RequestSource};
@@ -21,6 +22,9 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
+
+mod read_path;
+mod write_path;
 
 const EV_UNIT: u8 = 0;
 const EV_PAGE_DONE: u8 = 1;
@@ -44,10 +48,18 @@ struct Stalled {
     buffered: bool,
 }
 
+use read_path::Rebuild;
+
 #[derive(Default)]
 struct Counters {
     host_pages_programmed: u64,
     gc_pages_programmed: u64,
+    parity_pages_programmed: u64,
+    rebuilt_reads: u64,
+    rebuild_extra_reads: u64,
+    max_gc_planes_per_group: u64,
+    chan_gc_ns: u64,
+    chan_user_ns: u64,
     gc_pages_migrated: u64,
     copybacks: u64,
     host_pages_read: u64,
@@ -103,6 +115,12 @@ pub struct Simulation {
     precond: PreconditionSummary,
     precond_secs: f64,
     first_arrival: Option<Nanos>,
+    /// RAIN layout when the scheme keeps parity.
+    rain: Option<Rain>,
+    /// Accepted data writes per stripe (the epoch a current parity page must carry).
+    stripe_epoch: Vec<u32>,
+    rebuilds: Vec<Rebuild>,
+    free_rebuilds: Vec<u32>,
 }
 
 impl Simulation {
@@ -111,9 +129,31 @@ impl Simulation {
         dev.validate().map_err(SimError::Device)?;
         let geo = dev.geometry.clone();
         let t0 = Instant::now();
-        let mut ftl = Ftl::new(&geo, dev.logical_pages());
-        let mut oracle = Oracle::new(opts.oracle, dev.logical_pages(), geo.total_pages());
-        let precond = precondition(&mut ftl, &dev, opts.seed, |l, p| oracle.preload(l.0, p)).map_err(SimError::Device)?;
+        let rain = if scheme.rain {
+            if dev.ftl.allocation != Allocation::Static {
+                return Err(SimError::Device(format!("scheme '{}' keeps RAIN parity, which needs ftl.allocation = \"static\"", scheme.name)));
+            }
+            Some(Rain::new(&geo, Rain::data_capacity(dev.logical_pages(), geo.channels)).map_err(SimError::Device)?)
+        } else {
+            None
+        };
+        let (data_pages, slots) = match &rain {
+            Some(r) => (r.data_pages, r.data_pages + r.stripes),
+            None => (dev.logical_pages(), dev.logical_pages()),
+        };
+        let mut ftl = Ftl::new(&geo, data_pages, slots);
+        let mut oracle = Oracle::new(opts.oracle, slots, geo.total_pages());
+        let place = |id: u32| match &rain {
+            Some(r) => r.plane_of(id),
+            None => geo.static_plane(Lpn(id)),
+        };
+        let precond = precondition(&mut ftl, &dev, opts.seed, &place, rain.as_ref(), |l, p| oracle.preload(l.0, p))
+            .map_err(SimError::Device)?;
+        // Preconditioned stripes carry epoch 1 (their parity is version 1 too).
+        let stripe_epoch = match &rain {
+            Some(r) => (0..r.stripes).map(|s| u32::from(ftl.l2p[r.parity_id(s) as usize] != NONE)).collect(),
+            None => Vec::new(),
+        };
         let precond_secs = t0.elapsed().as_secs_f64();
         let (units, unit_of_plane) = build_units(&dev);
         let planes = geo.planes() as usize;
@@ -151,6 +191,10 @@ impl Simulation {
             precond,
             precond_secs,
             first_arrival: None,
+            rain,
+            stripe_epoch,
+            rebuilds: Vec::new(),
+            free_rebuilds: Vec::new(),
             ftl,
             dev,
             opts,
@@ -278,121 +322,11 @@ impl Simulation {
             }
             Op::Write => {
                 let lpns: Vec<u32> = (first..=last).map(|p| (p % lp) as u32).collect();
-                if self.dev.buffer.enabled {
-                    self.buffer_admit_or_wait(slot, lpns);
-                } else {
-                    for lpn in lpns {
-                        self.reqs.get(slot).pending += 1;
-                        self.submit_write(slot, lpn, false, self.now);
-                    }
-                }
+                self.write_pages(slot, lpns);
             }
         }
         // Drop the guard count taken at insert.
         self.page_done(slot);
-    }
-
-    fn buffer_admit_or_wait(&mut self, slot: u32, lpns: Vec<u32>) {
-        let cap = self.dev.buffer.capacity_pages;
-        let n = lpns.len() as u32;
-        if self.buffer_wait.is_empty() && (self.buffer_used + n <= cap || self.buffer_used == 0) {
-            self.buffer_admit(slot, lpns);
-        } else {
-            self.reqs.get(slot).pending += 1;
-            self.buffer_wait.push_back((slot, lpns, self.now));
-        }
-    }
-
-    fn buffer_admit(&mut self, slot: u32, lpns: Vec<u32>) {
-        self.buffer_used += lpns.len() as u32;
-        for lpn in lpns {
-            self.submit_write(NO_REQ, lpn, true, self.now);
-        }
-        // The host request completes once its data is in DRAM.
-        self.reqs.get(slot).pending += 1;
-        self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), EV_PAGE_DONE, slot);
-    }
-
-    fn submit_read(&mut self, slot: u32, lpn: u32) {
-        let ppn = self.ftl.l2p[lpn as usize];
-        if ppn != NONE && !self.ftl.blocks.is_programmed(&self.ftl.geo, Ppn(ppn)) {
-            self.dram_hit(slot, lpn, ppn);
-            return;
-        }
-        let plane = if ppn == NONE { self.ftl.geo.static_plane(Lpn(lpn)) } else { self.ftl.geo.plane_of_block(self.ftl.geo.block_of(Ppn(ppn))) };
-        let t = self.new_txn(TxnKind::Read, plane, lpn, ppn, slot);
-        self.enqueue_user(t);
-    }
-
-    /// A read served from controller memory (its newest data is still waiting to be programmed).
-    fn dram_hit(&mut self, slot: u32, lpn: u32, ppn: u32) {
-        self.c.buffer_hits += 1;
-        let v = self.oracle.page(ppn);
-        self.oracle.check(lpn, v, "DRAM read", self.now.0);
-        self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), EV_PAGE_DONE, slot);
-    }
-
-    fn choose_plane(&self, lpn: u32) -> PlaneId {
-        match self.dev.ftl.allocation {
-            Allocation::Static => self.ftl.geo.static_plane(Lpn(lpn)),
-            Allocation::Dynamic => {
-                let reserve = self.dev.ftl.gc_reserved_blocks;
-                let mut best = (usize::MAX, PlaneId(0));
-                for p in 0..self.ftl.geo.planes() {
-                    let pb = &self.ftl.blocks.planes[p as usize];
-                    if pb.user_frontier.is_none() && pb.free.len() as u32 <= reserve {
-                        continue;
-                    }
-                    let q = self.units[self.unit_of_plane[p as usize] as usize].queued();
-                    if q < best.0 {
-                        best = (q, PlaneId(p));
-                    }
-                }
-                if best.0 == usize::MAX {
-                    self.ftl.geo.static_plane(Lpn(lpn))
-                } else {
-                    best.1
-                }
-            }
-        }
-    }
-
-    fn submit_write(&mut self, slot: u32, lpn: u32, buffered: bool, since: Nanos) {
-        let plane = self.choose_plane(lpn);
-        match self.ftl.allocate(plane, Stream::User, self.dev.ftl.gc_reserved_blocks) {
-            None => {
-                self.c.stalled_writes += 1;
-                self.stalled[plane.idx()].push_back(Stalled { req: slot, lpn, since, buffered });
-            }
-            Some((ppn, took)) => {
-                if slot != NO_REQ {
-                    let w = (self.now - since).0;
-                    if w > 0 {
-                        self.reqs.get(slot).wait[W_FREE] += w;
-                    }
-                }
-                self.ftl.map(Lpn(lpn), ppn);
-                let v = self.oracle.write(lpn, ppn.0);
-                let t = self.new_txn(TxnKind::Write, plane, lpn, ppn.0, slot);
-                self.txns[t as usize].version = v;
-                self.txns[t as usize].buffered = buffered;
-                self.enqueue_user(t);
-                if took {
-                    self.free_changed(plane);
-                }
-            }
-        }
-    }
-
-    fn retry_stalled(&mut self, plane: PlaneId) {
-        while let Some(s) = self.stalled[plane.idx()].pop_front() {
-            let pb = &self.ftl.blocks.planes[plane.idx()];
-            if pb.user_frontier.is_none() && pb.free.len() as u32 <= self.dev.ftl.gc_reserved_blocks {
-                self.stalled[plane.idx()].push_front(s);
-                return;
-            }
-            self.submit_write(s.req, s.lpn, s.buffered, s.since);
-        }
     }
 
     /// One page of a request finished (or the arrival guard was dropped).
@@ -447,6 +381,8 @@ impl Simulation {
             snap: [0; 3],
             chan_wait_start: Nanos::ZERO,
             buffered: false,
+            parity: false,
+            parent: NONE,
         };
         if let Some(i) = self.free_txns.pop() {
             self.txns[i as usize] = t;
@@ -587,6 +523,9 @@ impl Simulation {
                     self.free_txns.push(t);
                     self.add_wait_from_snap(u, &txn);
                     self.dram_hit(txn.req, txn.lpn, cur);
+                    if txn.parent != NONE {
+                        self.rebuild_part_done(txn.parent);
+                    }
                     return;
                 }
                 let plane = self.ftl.geo.plane_of_block(self.ftl.geo.block_of(Ppn(cur)));
@@ -684,7 +623,13 @@ impl Simulation {
         if let Some(Phase::Xfer(_)) = phase {
             let ch = self.units[u as usize].channel.idx();
             let c = &mut self.channels[ch];
-            c.busy_ns += self.now.0 - c.busy_since.0;
+            let d = self.now.0 - c.busy_since.0;
+            c.busy_ns += d;
+            if self.txns[t as usize].is_gc() {
+                self.c.chan_gc_ns += d;
+            } else {
+                self.c.chan_user_ns += d;
+            }
             c.busy = false;
             if let Some(w) = self.channels[ch].pop_waiter() {
                 let wt = self.units[w as usize].running;
@@ -721,18 +666,25 @@ impl Simulation {
         match txn.kind {
             TxnKind::Read => {
                 self.c.host_pages_read += 1;
-                self.page_done(txn.req);
+                if txn.parent != NONE {
+                    self.rebuild_part_done(txn.parent);
+                } else {
+                    self.page_done(txn.req);
+                }
             }
             TxnKind::Write => {
                 let sealed = self.ftl.blocks.mark_programmed(geo, Ppn(txn.ppn), self.now.0);
-                self.c.host_pages_programmed += 1;
+                if txn.parity {
+                    self.c.parity_pages_programmed += 1;
+                } else {
+                    self.c.host_pages_programmed += 1;
+                }
                 if sealed {
                     // A new GC candidate: a plane that found no victim may now find one.
                     self.free_changed(txn.plane);
                 }
                 if txn.buffered {
-                    self.buffer_used -= 1;
-                    self.buffer_drain();
+                    self.buffer_release(txn.parity);
                 } else {
                     self.page_done(txn.req);
                 }
@@ -774,21 +726,6 @@ impl Simulation {
         self.dispatch(u);
     }
 
-    fn buffer_drain(&mut self) {
-        let cap = self.dev.buffer.capacity_pages;
-        while let Some((slot, lpns, since)) = self.buffer_wait.front() {
-            let n = lpns.len() as u32;
-            if self.buffer_used + n > cap && self.buffer_used > 0 {
-                return;
-            }
-            let (slot, lpns, since) = (*slot, lpns.clone(), *since);
-            self.buffer_wait.pop_front();
-            self.reqs.get(slot).wait[W_BUFFER] += (self.now - since).0;
-            self.buffer_admit(slot, lpns);
-            self.page_done(slot);
-        }
-    }
-
     // ----- GC policy plumbing ----------------------------------------------------------
 
     fn free_changed(&mut self, plane: PlaneId) {
@@ -814,6 +751,10 @@ impl Simulation {
             match cmd {
                 GcCmd::Grant(p, g) => {
                     self.gc[p.idx()].grant = Some(g);
+                    if let Some(r) = &self.rain {
+                        let busy = r.group_planes(r.group_of_plane(p)).filter(|q| self.gc[q.idx()].active()).count() as u64;
+                        self.c.max_gc_planes_per_group = self.c.max_gc_planes_per_group.max(busy);
+                    }
                     let u = self.unit_of_plane[p.idx()];
                     self.dispatch(u);
                 }
@@ -887,14 +828,21 @@ impl Simulation {
         let (writes, cdf_writes) = std::mem::take(&mut self.writes).finish();
         let (all, cdf_all) = all.finish();
         let c = &self.c;
-        let programmed = c.host_pages_programmed + c.gc_pages_programmed;
+        let programmed = c.host_pages_programmed + c.gc_pages_programmed + c.parity_pages_programmed;
         let mut extra = BTreeMap::new();
         extra.insert("unwritten_reads".into(), c.unwritten_reads);
         extra.insert("stalled_writes".into(), c.stalled_writes);
+        extra.insert("channel_busy_gc_ns".into(), c.chan_gc_ns);
+        extra.insert("channel_busy_user_ns".into(), c.chan_user_ns);
+        if self.rain.is_some() {
+            extra.insert("gtr_rebuilt_reads".into(), c.rebuilt_reads);
+            extra.insert("gtr_extra_page_reads".into(), c.rebuild_extra_reads);
+            extra.insert("max_gc_planes_per_group".into(), c.max_gc_planes_per_group);
+        }
         let flash = FlashCounts {
             host_pages_programmed: c.host_pages_programmed,
             gc_pages_programmed: c.gc_pages_programmed,
-            parity_pages_programmed: 0,
+            parity_pages_programmed: c.parity_pages_programmed,
             gc_pages_migrated: c.gc_pages_migrated,
             copybacks: c.copybacks,
             host_pages_read: c.host_pages_read,
@@ -920,7 +868,8 @@ impl Simulation {
         workload_notes.insert("logical_capacity_bytes".into(), self.dev.logical_bytes().to_string());
         let config = serde_json::json!({
             "device": &self.dev,
-            "scheme": { "name": &self.scheme_name, "victim": self.scheme.victim.name(), "copyback": self.scheme.copyback },
+            "scheme": { "name": &self.scheme_name, "victim": self.scheme.victim.name(), "copyback": self.scheme.copyback,
+                        "rain": self.scheme.rain, "gc_tolerant_read": self.scheme.gc_tolerant_read },
             "seed": self.opts.seed,
             "oracle": self.opts.oracle,
             "precondition": &self.precond,
