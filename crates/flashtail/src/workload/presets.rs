@@ -61,7 +61,8 @@ const BURST_LEN: f64 = 16.0;
 fn trace_like(write_ratio: f64, arrival: Arrival, size: SizeDist) -> GenConfig {
     GenConfig {
         count: Some(TRACE_COUNT),
-        read_ratio: 1.0 - write_ratio,
+        // Rounded so 1 - 0.99 prints as 0.01, not 0.010000000000000009.
+        read_ratio: ((1.0 - write_ratio) * 1e9).round() / 1e9,
         address: AddressPattern::Hotcold { hot_fraction_of_space: 0.2, hot_fraction_of_accesses: 0.8 },
         read_address: Some(AddressPattern::RecentWrites { window: 65_536 }),
         size,
