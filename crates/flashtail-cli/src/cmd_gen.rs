@@ -37,6 +37,9 @@ pub struct Args {
     /// Output file (stdout when absent).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
+    /// Print the effective configuration as TOML (a starting point for --config) and exit.
+    #[arg(long)]
+    print_config: bool,
     /// Print the generator's summary (read share, mean size, ...) to stderr at the end.
     #[arg(long)]
     summary: bool,
@@ -69,6 +72,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     if let Some(g) = a.span_gib {
         cfg.span_bytes = g.checked_mul(1 << 30).context("--span-gib too large")?;
+    }
+    if a.print_config {
+        print!("{}", cfg.to_toml_string()?);
+        return Ok(());
     }
     let mut gen = Generator::new(cfg)?;
     let n = match &a.output {

@@ -126,7 +126,8 @@ fn duration_limit_stops_the_stream() {
 
 #[test]
 fn geometric_size_with_tiny_span_is_rejected_not_clamped() {
-    let cfg = GenConfig { size: SizeDist::Geometric { mean_bytes: 10_000.0, max_bytes: 1 << 20 }, ..GenConfig::default() }
-        .with_span(512 << 10);
+    let cfg =
+        GenConfig { size: SizeDist::Geometric { mean_bytes: 10_000.0, max_bytes: 1 << 20 }, ..GenConfig::default() }
+            .with_span(512 << 10);
     assert!(Generator::new(cfg).is_err(), "max size above the span must be an error");
 }

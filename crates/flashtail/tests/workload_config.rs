@@ -44,7 +44,12 @@ fn example_toml_parses_with_defaults_for_missing_fields() {
     assert_eq!(c.read_address, Some(AddressPattern::RecentWrites { window: 1024 }));
     assert_eq!(
         c.arrival,
-        Arrival::Onoff { burst_iops: 2000.0, target_idle_share: 0.5, mean_idle_ms: 20.0, idle_dist: GapDist::Lognormal { sigma: 1.0 } }
+        Arrival::Onoff {
+            burst_iops: 2000.0,
+            target_idle_share: 0.5,
+            mean_idle_ms: 20.0,
+            idle_dist: GapDist::Lognormal { sigma: 1.0 }
+        }
     );
     assert!(matches!(c.size, SizeDist::Weighted { ref sizes } if sizes.len() == 2));
     assert!(c.content.fingerprints, "default on");
@@ -81,7 +86,12 @@ fn validation_names_the_field() {
         (GenConfig { arrival: Arrival::Poisson { iops: 0.0 }, ..base.clone() }, "arrival.iops"),
         (
             GenConfig {
-                arrival: Arrival::Onoff { burst_iops: 10.0, target_idle_share: 1.0, mean_idle_ms: 1.0, idle_dist: GapDist::Exponential },
+                arrival: Arrival::Onoff {
+                    burst_iops: 10.0,
+                    target_idle_share: 1.0,
+                    mean_idle_ms: 1.0,
+                    idle_dist: GapDist::Exponential,
+                },
                 ..base.clone()
             },
             "arrival.target_idle_share",

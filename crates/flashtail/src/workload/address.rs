@@ -84,12 +84,16 @@ impl AddressSampler {
             }
             AddressPattern::Hotcold { hot_fraction_of_space, hot_fraction_of_accesses } => {
                 let hot = ((pages as f64) * hot_fraction_of_space).round() as u64;
-                Kind::Hotcold { hot_pages: hot.clamp(1, pages.saturating_sub(1).max(1)), p_hot: *hot_fraction_of_accesses }
+                Kind::Hotcold {
+                    hot_pages: hot.clamp(1, pages.saturating_sub(1).max(1)),
+                    p_hot: *hot_fraction_of_accesses,
+                }
             }
             AddressPattern::Sequential => Kind::Sequential { cursor: 0 },
-            AddressPattern::RecentWrites { window } => {
-                Kind::RecentWrites { window: *window as usize, ring: VecDeque::with_capacity((*window as usize).min(1 << 16)) }
-            }
+            AddressPattern::RecentWrites { window } => Kind::RecentWrites {
+                window: *window as usize,
+                ring: VecDeque::with_capacity((*window as usize).min(1 << 16)),
+            },
         };
         AddressSampler { kind, span, align, pages }
     }

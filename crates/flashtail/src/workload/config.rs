@@ -255,13 +255,13 @@ impl GenConfig {
             check_positive("duration_s", d)?;
         }
         let align = self.align_bytes;
-        if align == 0 || align % 512 != 0 {
+        if align == 0 || !align.is_multiple_of(512) {
             return Err(invalid("align_bytes", format!("{align} must be a positive multiple of 512")));
         }
         if self.span_bytes == 0 {
             return Err(invalid("span_bytes", "is 0: set it to the device's logical capacity (with_span / --span)"));
         }
-        if self.span_bytes % align != 0 {
+        if !self.span_bytes.is_multiple_of(align) {
             return Err(invalid("span_bytes", format!("{} is not a multiple of align_bytes {align}", self.span_bytes)));
         }
         check_share("read_ratio", self.read_ratio, true)?;
@@ -294,8 +294,11 @@ fn validate_pattern(field: &'static str, p: &AddressPattern, span: u64, align: u
                 return Err(invalid(field, format!("zipf theta {theta} must be >= 0")));
             }
             if let Some(e) = extent_bytes {
-                if *e == 0 || e % align != 0 || *e > span {
-                    return Err(invalid(field, format!("zipf extent_bytes {e} must be a multiple of {align} within the span")));
+                if *e == 0 || !e.is_multiple_of(align) || *e > span {
+                    return Err(invalid(
+                        field,
+                        format!("zipf extent_bytes {e} must be a multiple of {align} within the span"),
+                    ));
                 }
             }
             Ok(())
@@ -305,6 +308,9 @@ fn validate_pattern(field: &'static str, p: &AddressPattern, span: u64, align: u
             let s = *hot_fraction_of_space;
             if !(s.is_finite() && s > 0.0 && s < 1.0) {
                 return Err(invalid(field, format!("hot_fraction_of_space {s} must be strictly between 0 and 1")));
+            }
+            if span / align < 2 {
+                return Err(invalid(field, "hot/cold needs a span of at least two aligned pages"));
             }
             Ok(())
         }
@@ -319,7 +325,7 @@ fn validate_pattern(field: &'static str, p: &AddressPattern, span: u64, align: u
 
 /// Returns the largest size the distribution can produce.
 fn validate_size(s: &SizeDist, align: u64) -> Result<u64, ConfigError> {
-    let aligned = |b: u64| b > 0 && b % align == 0;
+    let aligned = |b: u64| b > 0 && b.is_multiple_of(align);
     match s {
         SizeDist::Fixed { bytes } => {
             if !aligned(*bytes) {
@@ -329,7 +335,10 @@ fn validate_size(s: &SizeDist, align: u64) -> Result<u64, ConfigError> {
         }
         SizeDist::Uniform { min_bytes, max_bytes } => {
             if !aligned(*min_bytes) || !aligned(*max_bytes) || min_bytes > max_bytes {
-                return Err(invalid("size", format!("uniform {min_bytes}..={max_bytes} must be multiples of {align}, min <= max")));
+                return Err(invalid(
+                    "size",
+                    format!("uniform {min_bytes}..={max_bytes} must be multiples of {align}, min <= max"),
+                ));
             }
             Ok(*max_bytes)
         }
@@ -340,7 +349,10 @@ fn validate_size(s: &SizeDist, align: u64) -> Result<u64, ConfigError> {
             let mut total = 0.0;
             for w in sizes {
                 if !aligned(w.bytes) {
-                    return Err(invalid("size", format!("weighted size {} must be a positive multiple of {align}", w.bytes)));
+                    return Err(invalid(
+                        "size",
+                        format!("weighted size {} must be a positive multiple of {align}", w.bytes),
+                    ));
                 }
                 if !(w.weight.is_finite() && w.weight >= 0.0) {
                     return Err(invalid("size", format!("weight {} of size {} must be >= 0", w.weight, w.bytes)));
@@ -354,18 +366,28 @@ fn validate_size(s: &SizeDist, align: u64) -> Result<u64, ConfigError> {
         }
         SizeDist::Geometric { mean_bytes, max_bytes } => {
             if !aligned(*max_bytes) {
-                return Err(invalid("size", format!("geometric max_bytes {max_bytes} must be a positive multiple of {align}")));
+                return Err(invalid(
+                    "size",
+                    format!("geometric max_bytes {max_bytes} must be a positive multiple of {align}"),
+                ));
             }
             let lo = align as f64;
             let hi = *max_bytes as f64;
             // The mean of a distribution on [align, max] must lie strictly inside it (or equal
             // align when max == align).
-            let ok = mean_bytes.is_finite() && (*mean_bytes == lo && hi == lo || (*mean_bytes > lo && *mean_bytes < hi));
+            let ok =
+                mean_bytes.is_finite() && (*mean_bytes == lo && hi == lo || (*mean_bytes > lo && *mean_bytes < hi));
             if !ok {
-                return Err(invalid("size", format!("geometric mean_bytes {mean_bytes} must lie strictly between {lo} and {hi}")));
+                return Err(invalid(
+                    "size",
+                    format!("geometric mean_bytes {mean_bytes} must lie strictly between {lo} and {hi}"),
+                ));
             }
             if max_bytes / align > super::size::MAX_TABLE_PAGES {
-                return Err(invalid("size", format!("geometric max_bytes {max_bytes} spans more than {} pages", super::size::MAX_TABLE_PAGES)));
+                return Err(invalid(
+                    "size",
+                    format!("geometric max_bytes {max_bytes} spans more than {} pages", super::size::MAX_TABLE_PAGES),
+                ));
             }
             Ok(*max_bytes)
         }

@@ -102,7 +102,8 @@ fn splitgc(name: &str) -> GenConfig {
         // write shares at the two ends of the spec's 70-99.9% range.
         "webresearch" | "webusers" => {
             let w = if name == "webresearch" { 0.999 } else { 0.70 };
-            let sizes = vec![WeightedSize { bytes: BLOCK_4K, weight: 0.7 }, WeightedSize { bytes: 2 * BLOCK_4K, weight: 0.3 }];
+            let sizes =
+                vec![WeightedSize { bytes: BLOCK_4K, weight: 0.7 }, WeightedSize { bytes: 2 * BLOCK_4K, weight: 0.3 }];
             trace_like(w, bursty(100_000.0), SizeDist::Weighted { sizes })
         }
         _ => rlgc(name),

@@ -22,7 +22,11 @@ pub struct SizeSampler {
 #[derive(Clone, Debug)]
 enum Kind {
     Fixed(u64),
-    Uniform { min: u64, steps: u64, align: u64 },
+    Uniform {
+        min: u64,
+        steps: u64,
+        align: u64,
+    },
     /// (size, cumulative probability), cumulative strictly increasing, last = 1.
     Table(Vec<(u64, f64)>),
 }

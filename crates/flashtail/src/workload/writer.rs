@@ -33,7 +33,9 @@ impl FromStr for TraceFormat {
         match s.to_ascii_lowercase().as_str() {
             "mqsim" => Ok(TraceFormat::Mqsim),
             "fiu" => Ok(TraceFormat::Fiu),
-            other => Err(format!("unknown trace format `{other}` (expected one of: {})", TraceFormat::NAMES.join(", "))),
+            other => {
+                Err(format!("unknown trace format `{other}` (expected one of: {})", TraceFormat::NAMES.join(", ")))
+            }
         }
     }
 }
