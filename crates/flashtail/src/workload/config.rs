@@ -72,7 +72,8 @@ pub enum AddressPattern {
     /// Zipf popularity with exponent `theta` (>= 0; 0 is uniform) over aligned pages, or over
     /// extents of `extent_bytes` (a multiple of `align_bytes`) with a uniform page inside the
     /// chosen extent. Rank k is scattered over the span by a fixed bijection (see
-    /// `address::scatter`), so hot items are not all at offset 0.
+    /// `address::scatter`), so hot items are not all at offset 0. With extents, pages past the
+    /// last whole extent of the span are never chosen.
     Zipf {
         theta: f64,
         #[serde(default)]

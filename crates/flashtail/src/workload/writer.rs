@@ -84,3 +84,32 @@ pub fn write_trace(src: &mut dyn RequestSource, format: TraceFormat, out: &mut d
     out.flush()?;
     Ok(n)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::{HostRequest, VecSource};
+    use crate::units::Nanos;
+
+    #[test]
+    fn partial_blocks_and_missing_fingerprints() {
+        // 6 KiB write at sector 1 with one known fingerprint, then a 512 B read.
+        let mut w = HostRequest::new(Nanos(10), 512, 6144, Op::Write);
+        w.fingerprints = vec![0xabc];
+        let r = HostRequest::new(Nanos(20), 0, 512, Op::Read);
+        let mut out = Vec::new();
+        let n = write_trace(&mut VecSource::new(vec![w.clone(), r.clone()]), TraceFormat::Fiu, &mut out);
+        assert_eq!(n.ok(), Some(2));
+        let text = String::from_utf8(out).unwrap_or_default();
+        assert_eq!(
+            text,
+            "10 0 flashtail 1 8 W 0 0 0000000000000abc0000000000000000\n\
+             10 0 flashtail 9 4 W 0 0 00000000000000000000000000000000\n\
+             20 0 flashtail 0 1 R 0 0 00000000000000000000000000000000\n"
+        );
+        let mut out = Vec::new();
+        let n = write_trace(&mut VecSource::new(vec![w, r]), TraceFormat::Mqsim, &mut out);
+        assert_eq!(n.ok(), Some(2));
+        assert_eq!(String::from_utf8(out).unwrap_or_default(), "10 0 1 12 0\n20 0 0 1 1\n");
+    }
+}

@@ -127,7 +127,7 @@ mod tests {
     #[test]
     fn head_probabilities_match_pmf() {
         // 200k draws: sd of a frequency p is sqrt(p(1-p)/200k) <= 0.0011; allow 5 sd.
-        for &theta in &[0.5, 0.99, 1.0, 1.2] {
+        for &theta in &[0.1, 0.5, 0.99, 1.0, 1.2, 2.0] {
             let f = freqs(1000, theta, 200_000);
             for k in 1..=4u64 {
                 let p = zipf_pmf(1000, theta, k);
