@@ -77,7 +77,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         print!("{}", cfg.to_toml_string()?);
         return Ok(());
     }
-    let mut gen = Generator::new(cfg)?;
+    let origin = match (&a.preset, &a.config) {
+        (Some(p), _) => format!("preset {p}"),
+        (_, Some(path)) => path.display().to_string(),
+        _ => String::new(),
+    };
+    let mut gen = Generator::new(cfg).with_context(|| format!("{origin} (after command-line overrides)"))?;
     let n = match &a.output {
         Some(path) => {
             let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
