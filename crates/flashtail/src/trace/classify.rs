@@ -49,7 +49,7 @@ mod tests {
         assert_eq!(classify(b"Timestamp,Response,IOType"), LineKind::HeaderLike);
         assert_eq!(classify(b"# comment 1"), LineKind::HeaderLike);
         assert_eq!(classify(b"0 0 1 1 1"), LineKind::Text);
-        assert_eq!(classify(b"ustar\0\0001 2 3"), LineKind::NonText { tail: b"1 2 3" });
+        assert_eq!(classify(b"ustar\0\x001 2 3"), LineKind::NonText { tail: b"1 2 3" });
         assert_eq!(classify(b"\0\0"), LineKind::NonText { tail: b"" });
     }
 }

@@ -20,6 +20,8 @@ use std::collections::{BTreeMap, HashMap};
 
 /// How many skipped line numbers the summary lists (the counts are always complete).
 const SAMPLE_LINES: usize = 10;
+/// Unparseable lines before the first record and within this many lines are a preamble.
+pub const PREAMBLE_LINES: u64 = 64;
 
 /// Counters a trace read reports.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -57,6 +59,8 @@ pub struct TraceReader {
     base: Option<i128>,
     last: i128,
     eof: bool,
+    /// Records parsed so far (before volume filter and reorder).
+    parsed: u64,
     failed: Option<SourceError>,
     pub counters: ReadCounters,
 }
@@ -89,6 +93,7 @@ impl TraceReader {
             base: None,
             last: i128::MIN,
             eof: false,
+            parsed: 0,
             failed: None,
             counters: ReadCounters::default(),
         }
@@ -191,6 +196,7 @@ impl TraceReader {
         let parsed = self.parser.parse(text);
         let rec = match parsed {
             Ok(Parsed::Record(r)) => {
+                self.parsed += 1;
                 if salvage {
                     self.counters.salvaged += 1;
                     self.note("non-text prefix skipped, record salvaged".to_string());
@@ -208,6 +214,12 @@ impl TraceReader {
             Err(e) => {
                 if salvage {
                     self.junk("non-text");
+                    return Ok(None);
+                }
+                // Text before the first record near the top of a file is a preamble (the
+                // FIU sample's tar "pax" header lines, tool banners), not a bad record.
+                if self.parsed == 0 && self.lines.line_no <= PREAMBLE_LINES {
+                    self.junk("preamble");
                     return Ok(None);
                 }
                 match self.on_error {

@@ -53,6 +53,10 @@ impl LineParser for Blkparse {
             return Ok(Parsed::NotRequest("flush or barrier without data"));
         };
         if n < 10 || f[8] != b"+" {
+            if rwbs.contains(&b'F') {
+                // A flush (F, FWS, ...) carries no sector range.
+                return Ok(Parsed::NotRequest("flush or barrier without data"));
+            }
             return Err(FieldError::new("sector", "expected 'sector + nsectors' after rwbs"));
         }
         Ok(Parsed::Record(RawRecord {

@@ -41,7 +41,7 @@ mod tests {
         assert_eq!(
             p,
             Parsed::Record(RawRecord {
-                ts_ns: 853_429_443_000_000,
+                ts_ns: 853_429_443_000,
                 volume: 0,
                 offset: 395512 * 512,
                 size: 8192,
