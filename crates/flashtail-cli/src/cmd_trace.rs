@@ -20,7 +20,7 @@ enum Sub {
     /// Statistics of a trace: mix, sizes, timing, idleness, footprint, overwrites, dedup.
     Stats(StatsArgs),
     /// Print the first requests of a trace after replay controls.
-    Show(ShowArgs),
+    Show(Box<ShowArgs>),
 }
 
 #[derive(clap::Args)]
@@ -62,8 +62,10 @@ fn stats_cmd(a: StatsArgs) -> anyhow::Result<()> {
     let st = stats::collect(&mut reader)?;
     let summary = reader.summary();
     if a.json {
-        let src: serde_json::Map<String, serde_json::Value> =
-            summary.into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect();
+        let src: serde_json::Map<String, serde_json::Value> = summary
+            .into_iter()
+            .map(|(k, v)| (k, serde_json::Value::String(v)))
+            .collect();
         let out = serde_json::json!({ "stats": st, "source": src });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
@@ -84,7 +86,7 @@ fn stats_cmd(a: StatsArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn show_cmd(a: ShowArgs) -> anyhow::Result<()> {
+fn show_cmd(a: Box<ShowArgs>) -> anyhow::Result<()> {
     let mut src = a.input.open(a.capacity, a.page_size)?;
     println!("# {}", src.describe());
     println!("# arrival_ns op offset size");

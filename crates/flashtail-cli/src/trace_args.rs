@@ -127,11 +127,17 @@ fn parse_volume(s: &str) -> Result<VolumeSelect, String> {
         let part = part.trim();
         let id = match part.split_once(':') {
             Some((ma, mi)) => {
-                let ma: u64 = ma.parse().map_err(|_| format!("bad device major in '{part}'"))?;
-                let mi: u64 = mi.parse().map_err(|_| format!("bad device minor in '{part}'"))?;
+                let ma: u64 = ma
+                    .parse()
+                    .map_err(|_| format!("bad device major in '{part}'"))?;
+                let mi: u64 = mi
+                    .parse()
+                    .map_err(|_| format!("bad device minor in '{part}'"))?;
                 (ma << 20) | mi
             }
-            None => part.parse().map_err(|_| format!("'{part}' is not a volume id"))?,
+            None => part
+                .parse()
+                .map_err(|_| format!("'{part}' is not a volume id"))?,
         };
         ids.push(id);
     }
@@ -154,8 +160,12 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         }
         _ => (t, 1),
     };
-    let v: u64 = num.trim().parse().map_err(|_| format!("'{s}' is not a byte count"))?;
-    v.checked_mul(mul).ok_or_else(|| format!("'{s}' is too large"))
+    let v: u64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a byte count"))?;
+    v.checked_mul(mul)
+        .ok_or_else(|| format!("'{s}' is too large"))
 }
 
 fn parse_time_unit(s: &str) -> Result<f64, String> {
@@ -164,7 +174,9 @@ fn parse_time_unit(s: &str) -> Result<f64, String> {
         "us" => 1e3,
         "ms" => 1e6,
         "s" => 1e9,
-        _ => s.parse::<f64>().map_err(|_| format!("'{s}' is not a time unit (ns, us, ms, s or ns per unit)"))?,
+        _ => s
+            .parse::<f64>()
+            .map_err(|_| format!("'{s}' is not a time unit (ns, us, ms, s or ns per unit)"))?,
     };
     if v.is_finite() && v > 0.0 {
         Ok(v)
@@ -181,7 +193,9 @@ fn parse_scale(s: &str) -> Result<f64, String> {
 }
 
 fn parse_window(s: &str) -> Result<(Option<f64>, Option<f64>), String> {
-    let (a, b) = s.split_once(':').ok_or_else(|| format!("window '{s}' must be START:END seconds"))?;
+    let (a, b) = s
+        .split_once(':')
+        .ok_or_else(|| format!("window '{s}' must be START:END seconds"))?;
     let side = |x: &str| -> Result<Option<f64>, String> {
         if x.trim().is_empty() {
             return Ok(None);
@@ -212,7 +226,10 @@ mod tests {
         assert_eq!(parse_window("10:20"), Ok((Some(10.0), Some(20.0))));
         assert_eq!(parse_window(":5"), Ok((None, Some(5.0))));
         assert!(parse_window("5:1").is_err());
-        assert_eq!(parse_volume("8:16,3"), Ok(VolumeSelect::Only(vec![(8 << 20) | 16, 3])));
+        assert_eq!(
+            parse_volume("8:16,3"),
+            Ok(VolumeSelect::Only(vec![(8 << 20) | 16, 3]))
+        );
         assert_eq!(parse_time_unit("ms"), Ok(1e6));
         assert!(parse_time_unit("-1").is_err());
     }

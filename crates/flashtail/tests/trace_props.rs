@@ -6,7 +6,11 @@ use flashtail::{HostRequest, Nanos, Op, RequestSource};
 use proptest::prelude::*;
 
 fn opts(format: Option<Format>, on_error: OnError) -> TraceOptions {
-    TraceOptions { format, on_error, ..TraceOptions::default() }
+    TraceOptions {
+        format,
+        on_error,
+        ..TraceOptions::default()
+    }
 }
 
 /// Drains a source; returns the requests and the error, if any.
@@ -26,7 +30,9 @@ fn drain(bytes: Vec<u8>, o: &TraceOptions) -> (Vec<HostRequest>, Option<String>)
 }
 
 fn all_choices() -> Vec<Option<Format>> {
-    std::iter::once(None).chain(Format::ALL.iter().copied().map(Some)).collect()
+    std::iter::once(None)
+        .chain(Format::ALL.iter().copied().map(Some))
+        .collect()
 }
 
 proptest! {
@@ -112,12 +118,27 @@ proptest! {
 
 /// One valid line of format `f`: (line, absolute ns, byte offset, byte size).
 fn render(f: Format, tick: u64, lsn: u64, n: u64, read: bool, fp: u64) -> (String, u64, u64, u64) {
-    let (rw, b01, b10) = (if read { "R" } else { "W" }, u8::from(read), u8::from(!read));
+    let (rw, b01, b10) = (
+        if read { "R" } else { "W" },
+        u8::from(read),
+        u8::from(!read),
+    );
     let secs9 = |ns: u64| format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000);
     match f {
-        Format::Ssdsim | Format::Mqsim => (format!("{tick} 0 {lsn} {n} {b01}"), tick, lsn * 512, n * 512),
+        Format::Ssdsim | Format::Mqsim => (
+            format!("{tick} 0 {lsn} {n} {b01}"),
+            tick,
+            lsn * 512,
+            n * 512,
+        ),
         Format::Msr => (
-            format!("{},hm,0,{},{},{},77", 128166385295514663 + tick, if read { "Read" } else { "Write" }, lsn * 512, n * 512),
+            format!(
+                "{},hm,0,{},{},{},77",
+                128166385295514663 + tick,
+                if read { "Read" } else { "Write" },
+                lsn * 512,
+                n * 512
+            ),
             (128166385295514663 + tick) * 100,
             lsn * 512,
             n * 512,
@@ -130,24 +151,57 @@ fn render(f: Format, tick: u64, lsn: u64, n: u64, read: bool, fp: u64) -> (Strin
         ),
         Format::Umass => {
             let ns = tick * 1_000;
-            (format!("0,{lsn},{},{},{}.{:06}", n * 512, rw.to_lowercase(), ns / 1_000_000_000, (ns / 1_000) % 1_000_000), ns, lsn * 512, n * 512)
+            (
+                format!(
+                    "0,{lsn},{},{},{}.{:06}",
+                    n * 512,
+                    rw.to_lowercase(),
+                    ns / 1_000_000_000,
+                    (ns / 1_000) % 1_000_000
+                ),
+                ns,
+                lsn * 512,
+                n * 512,
+            )
         }
         Format::Flashsim => {
             let ns = tick * 1_000;
-            (format!("{}.{:03}\t0\t{lsn}\t{n}\t{b01}", ns / 1_000_000, (ns / 1_000) % 1_000), ns, lsn * 512, n * 4096)
+            (
+                format!(
+                    "{}.{:03}\t0\t{lsn}\t{n}\t{b01}",
+                    ns / 1_000_000,
+                    (ns / 1_000) % 1_000
+                ),
+                ns,
+                lsn * 512,
+                n * 4096,
+            )
         }
         Format::Blkparse => (
-            format!("  8,16   1   {tick}   {}  4242  Q   {rw}S {lsn} + {n} [proc]", secs9(tick)),
+            format!(
+                "  8,16   1   {tick}   {}  4242  Q   {rw}S {lsn} + {n} [proc]",
+                secs9(tick)
+            ),
             tick,
             lsn * 512,
             n * 512,
         ),
         Format::Tencent => {
             let s = 1_538_323_200 + tick;
-            (format!("{s},{lsn},{n},{b10},1058"), s * 1_000_000_000, lsn * 512, n * 512)
+            (
+                format!("{s},{lsn},{n},{b10},1058"),
+                s * 1_000_000_000,
+                lsn * 512,
+                n * 512,
+            )
         }
         Format::Systor => (
-            format!("{},0.000100000,{rw},0,{},{}", secs9(1_456_095_145_000_000_000 + tick), lsn * 512, n * 512),
+            format!(
+                "{},0.000100000,{rw},0,{},{}",
+                secs9(1_456_095_145_000_000_000 + tick),
+                lsn * 512,
+                n * 512
+            ),
             1_456_095_145_000_000_000 + tick,
             lsn * 512,
             n * 512,

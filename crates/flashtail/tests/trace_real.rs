@@ -5,10 +5,13 @@
 use flashtail::trace::{self, Format, TraceOptions, VolumeSelect};
 use flashtail::{HostRequest, Op, RequestSource};
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn shared() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces"));
+    let p = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/traces"
+    ));
     if p.is_dir() {
         Some(p)
     } else {
@@ -17,13 +20,17 @@ fn shared() -> Option<PathBuf> {
     }
 }
 
-fn raw_text(p: &PathBuf) -> String {
+fn raw_text(p: &Path) -> String {
     let bytes = std::fs::read(p).unwrap();
     let mut s = Vec::new();
     if bytes.starts_with(&[0x1f, 0x8b]) {
-        flate2::read::GzDecoder::new(&bytes[..]).read_to_end(&mut s).unwrap();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_end(&mut s)
+            .unwrap();
     } else if bytes.starts_with(b"BZh") {
-        bzip2::read::BzDecoder::new(&bytes[..]).read_to_end(&mut s).unwrap();
+        bzip2::read::BzDecoder::new(&bytes[..])
+            .read_to_end(&mut s)
+            .unwrap();
     } else {
         s = bytes;
     }
@@ -86,14 +93,17 @@ fn read_all(src: &mut dyn RequestSource) -> (Expect, Vec<HostRequest>) {
     (e, first_last)
 }
 
-fn ours(p: &PathBuf, opts: &TraceOptions) -> (Expect, Vec<HostRequest>, Vec<(String, String)>) {
+fn ours(p: &Path, opts: &TraceOptions) -> (Expect, Vec<HostRequest>, Vec<(String, String)>) {
     let mut src = trace::open(p, opts).unwrap();
     let (e, fl) = read_all(&mut src);
     (e, fl, src.summary())
 }
 
 fn get<'a>(s: &'a [(String, String)], k: &str) -> &'a str {
-    s.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str()).unwrap_or("")
+    s.iter()
+        .find(|(a, _)| a == k)
+        .map(|(_, v)| v.as_str())
+        .unwrap_or("")
 }
 
 /// Seconds with a fraction → ns, by string splitting.
@@ -113,13 +123,23 @@ fn msr_hm0() {
     let p = d.join("msr/hm_0-sample.csv");
     let want = expect(raw_text(&p).lines().map(|l| {
         let f: Vec<&str> = l.split(',').collect();
-        (f[0].parse::<i128>().unwrap() * 100, f[3] == "Read", f[5].parse().unwrap())
+        (
+            f[0].parse::<i128>().unwrap() * 100,
+            f[3] == "Read",
+            f[5].parse().unwrap(),
+        )
     }));
     let (got, fl, s) = ours(&p, &TraceOptions::default());
     assert_eq!(got, want);
     assert_eq!((got.n, got.reads), (1000, 508));
-    assert_eq!(fl[0], HostRequest::new(flashtail::Nanos(0), 9056014336, 2048, Op::Write));
-    assert_eq!(fl[1].arrival.0, (128166386567849604u64 - 128166385295514663) * 100);
+    assert_eq!(
+        fl[0],
+        HostRequest::new(flashtail::Nanos(0), 9056014336, 2048, Op::Write)
+    );
+    assert_eq!(
+        fl[1].arrival.0,
+        (128166386567849604u64 - 128166385295514663) * 100
+    );
     assert_eq!(get(&s, "format"), "msr");
     assert_eq!(get(&s, "original_start_ns"), "12816638529551466300");
 }
@@ -133,7 +153,13 @@ fn fiu_mail_with_tar_header() {
     let want = expect(text.lines().filter_map(|l| {
         let l = l.rsplit('\0').next().unwrap_or("");
         let f: Vec<&str> = l.split_whitespace().collect();
-        (f.len() == 9).then(|| (f[0].parse::<i128>().unwrap(), f[5] == "R", f[4].parse::<u64>().unwrap() * 512))
+        (f.len() == 9).then(|| {
+            (
+                f[0].parse::<i128>().unwrap(),
+                f[5] == "R",
+                f[4].parse::<u64>().unwrap() * 512,
+            )
+        })
     }));
     let (got, fl, s) = ours(&p, &TraceOptions::default());
     assert_eq!(got, want);
@@ -153,7 +179,7 @@ fn fiu_mail_with_tar_header() {
 }
 
 /// `time dev lsn size op` files with `unit_ns` per raw time unit.
-fn ascii_expect(p: &PathBuf, sep: char, unit: f64, size_unit: u64) -> Expect {
+fn ascii_expect(p: &Path, sep: char, unit: f64, size_unit: u64) -> Expect {
     expect(raw_text(p).lines().map(|l| {
         let f: Vec<&str> = l.split(sep).filter(|x| !x.is_empty()).collect();
         let t = (f[0].parse::<f64>().unwrap() * unit).round() as i128;
@@ -184,7 +210,10 @@ fn flashsim_financial1() {
     let p = d.join("spc/financial1-50k.trace");
     let (got, fl, s) = ours(&p, &TraceOptions::default());
     assert_eq!(got, ascii_expect(&p, '\t', 1e6, 4096));
-    assert_eq!((got.n, got.reads, got.span), (50_000, 29_199, 853_403_229_000));
+    assert_eq!(
+        (got.n, got.reads, got.span),
+        (50_000, 29_199, 853_403_229_000)
+    );
     assert_eq!((fl[0].offset, fl[0].size), (303574 * 512, 4096));
     assert_eq!(get(&s, "format"), "flashsim");
 }
@@ -193,10 +222,16 @@ fn flashsim_financial1() {
 fn dtrs_file_and_embedded_agree() {
     let Some(d) = shared() else { return };
     let p = d.join("ms-production/dtrs-127k.ascii");
-    let opts = TraceOptions { time_unit_ns: Some(0.01), ..TraceOptions::default() };
+    let opts = TraceOptions {
+        time_unit_ns: Some(0.01),
+        ..TraceOptions::default()
+    };
     let (got, fl, _) = ours(&p, &opts);
     assert_eq!(got, ascii_expect(&p, ' ', 0.01, 512));
-    assert_eq!((got.n, got.reads, got.span), (127_043, 113_123, 299_999_516_000));
+    assert_eq!(
+        (got.n, got.reads, got.span),
+        (127_043, 113_123, 299_999_516_000)
+    );
     let (emb, efl) = read_all(&mut trace::embedded::dtrs(&TraceOptions::default()));
     assert_eq!((emb, efl), (got, fl));
 }
@@ -209,20 +244,38 @@ fn tencent_volumes() {
         .lines()
         .map(|l| {
             let f: Vec<u64> = l.split(',').map(|x| x.parse().unwrap()).collect();
-            (i128::from(f[0]) * 1_000_000_000, f[3] == 0, f[2] * 512, f[4])
+            (
+                i128::from(f[0]) * 1_000_000_000,
+                f[3] == 0,
+                f[2] * 512,
+                f[4],
+            )
         })
         .collect();
     let (got, _, s) = ours(&p, &TraceOptions::default());
     assert_eq!(got, expect(rows.iter().map(|r| (r.0, r.1, r.2))));
     assert_eq!((got.n, got.reads), (50_000, 24_521));
-    assert_eq!((get(&s, "compression"), get(&s, "volumes_seen")), ("bzip2", "2038"));
+    assert_eq!(
+        (get(&s, "compression"), get(&s, "volumes_seen")),
+        ("bzip2", "2038")
+    );
     // One volume only.
-    let opts = TraceOptions { volume: VolumeSelect::Only(vec![1063]), ..TraceOptions::default() };
+    let opts = TraceOptions {
+        volume: VolumeSelect::Only(vec![1063]),
+        ..TraceOptions::default()
+    };
     let (one, _, s) = ours(&p, &opts);
-    let want: Vec<_> = rows.iter().filter(|r| r.3 == 1063).map(|r| (r.0, r.1, r.2)).collect();
+    let want: Vec<_> = rows
+        .iter()
+        .filter(|r| r.3 == 1063)
+        .map(|r| (r.0, r.1, r.2))
+        .collect();
     let n1063 = want.len() as u64;
     assert_eq!(one, expect(want.into_iter()));
-    assert_eq!(get(&s, "other_volume_skipped"), (50_000 - n1063).to_string());
+    assert_eq!(
+        get(&s, "other_volume_skipped"),
+        (50_000 - n1063).to_string()
+    );
 }
 
 #[test]
@@ -252,10 +305,19 @@ fn systor_unsorted_is_reordered() {
     assert_eq!(got, want);
     assert_eq!((got.n, got.reads), (999, 826));
     let s = src.summary();
-    assert_eq!((get(&s, "skipped_header-like"), get(&s, "clamped_out_of_order")), ("1", "0"));
+    assert_eq!(
+        (
+            get(&s, "skipped_header-like"),
+            get(&s, "clamped_out_of_order")
+        ),
+        ("1", "0")
+    );
     assert_eq!(get(&s, "compression"), "gzip");
     // Without a window the disorder is clamped and counted instead.
-    let opts = TraceOptions { reorder_window: 0, ..TraceOptions::default() };
+    let opts = TraceOptions {
+        reorder_window: 0,
+        ..TraceOptions::default()
+    };
     let (_, _, s) = ours(&p, &opts);
     assert_ne!(get(&s, "clamped_out_of_order"), "0");
 }
@@ -269,10 +331,17 @@ fn blkparse_q_and_d_events() {
         let want = expect(text.lines().filter_map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
             (f.len() >= 10 && f[5] == ev && f[8] == "+").then(|| {
-                (secs(f[3]), f[6].contains('R'), f[9].parse::<u64>().unwrap() * 512)
+                (
+                    secs(f[3]),
+                    f[6].contains('R'),
+                    f[9].parse::<u64>().unwrap() * 512,
+                )
             })
         }));
-        let opts = TraceOptions { blk_event: ev.to_string(), ..TraceOptions::default() };
+        let opts = TraceOptions {
+            blk_event: ev.to_string(),
+            ..TraceOptions::default()
+        };
         let (got, _, _) = ours(&p, &opts);
         assert_eq!(got, want, "event {ev}");
     }

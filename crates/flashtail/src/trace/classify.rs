@@ -14,7 +14,9 @@ pub enum LineKind<'a> {
     /// Starts with a letter or `#`, or holds no digit at all: a header or comment.
     HeaderLike,
     /// Contains control or non-ASCII bytes; `tail` is the text after the last such byte.
-    NonText { tail: &'a [u8] },
+    NonText {
+        tail: &'a [u8],
+    },
     Text,
 }
 
@@ -29,7 +31,9 @@ pub fn classify(line: &[u8]) -> LineKind<'_> {
         }
     }
     if let Some(i) = last_bad {
-        return LineKind::NonText { tail: &line[i + 1..] };
+        return LineKind::NonText {
+            tail: &line[i + 1..],
+        };
     }
     match line.iter().find(|b| **b != b' ' && **b != b'\t') {
         None => LineKind::Blank,
@@ -49,7 +53,10 @@ mod tests {
         assert_eq!(classify(b"Timestamp,Response,IOType"), LineKind::HeaderLike);
         assert_eq!(classify(b"# comment 1"), LineKind::HeaderLike);
         assert_eq!(classify(b"0 0 1 1 1"), LineKind::Text);
-        assert_eq!(classify(b"ustar\0\x001 2 3"), LineKind::NonText { tail: b"1 2 3" });
+        assert_eq!(
+            classify(b"ustar\0\x001 2 3"),
+            LineKind::NonText { tail: b"1 2 3" }
+        );
         assert_eq!(classify(b"\0\0"), LineKind::NonText { tail: b"" });
     }
 }

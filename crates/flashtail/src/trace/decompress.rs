@@ -34,9 +34,7 @@ impl Compression {
 }
 
 /// Peeks at the first bytes and wraps the reader in the matching decoder.
-pub fn wrap(
-    mut r: Box<dyn Read + Send>,
-) -> io::Result<(Compression, Box<dyn Read + Send>)> {
+pub fn wrap(mut r: Box<dyn Read + Send>) -> io::Result<(Compression, Box<dyn Read + Send>)> {
     let mut magic = [0u8; 4];
     let mut got = 0;
     while got < magic.len() {

@@ -45,7 +45,7 @@ pub fn detect(name: &str, lines: &[Vec<u8>], blk_event: &str) -> Option<Format> 
         if f == Format::Flashsim && (stem.ends_with(".trace") || tabs) {
             score += if tabs { 2 } else { 1 };
         }
-        if best.map_or(true, |(s, _)| score > s) {
+        if best.is_none_or(|(s, _)| score > s) {
             best = Some((score, f));
         }
     }
@@ -63,17 +63,35 @@ mod tests {
     #[test]
     fn detects_each_layout() {
         let d = |n: &str, s: &str| detect(n, &lines(s), "Q");
-        assert_eq!(d("x", "128166385295514663,hm,0,Write,9056014336,2048,2833"), Some(Format::Msr));
-        assert_eq!(d("x.ascii", "0 0 303567 7 0\n0 1 55590 6 0"), Some(Format::Ssdsim));
+        assert_eq!(
+            d("x", "128166385295514663,hm,0,Write,9056014336,2048,2833"),
+            Some(Format::Msr)
+        );
+        assert_eq!(
+            d("x.ascii", "0 0 303567 7 0\n0 1 55590 6 0"),
+            Some(Format::Ssdsim)
+        );
         assert_eq!(d("x.mqsim", "11413000 0 657728 16 1"), Some(Format::Mqsim));
         assert_eq!(d("x", "26.214000\t0\t303574\t1\t0"), Some(Format::Flashsim));
-        assert_eq!(d("x", "1538323200,4247200,128,1,1058"), Some(Format::Tencent));
+        assert_eq!(
+            d("x", "1538323200,4247200,128,1,1058"),
+            Some(Format::Tencent)
+        );
         assert_eq!(d("x", "0,303567,3584,w,0.000000"), Some(Format::Umass));
         assert_eq!(
-            d("x", "Timestamp,Response,IOType,LUN,Offset,Size\n1.5,0.1,R,0,512,4096"),
+            d(
+                "x",
+                "Timestamp,Response,IOType,LUN,Offset,Size\n1.5,0.1,R,0,512,4096"
+            ),
             Some(Format::Systor)
         );
-        assert_eq!(d("x", "8,16 5 2 0.000001850 18615 Q R 1444645666 + 256 [java]"), Some(Format::Blkparse));
+        assert_eq!(
+            d(
+                "x",
+                "8,16 5 2 0.000001850 18615 Q R 1444645666 + 256 [java]"
+            ),
+            Some(Format::Blkparse)
+        );
         assert_eq!(d("x", "hello world"), None);
     }
 }

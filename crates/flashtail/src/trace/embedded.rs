@@ -4,9 +4,9 @@
 //! It is the SSDsim ASCII slice whose timestamps the source repository rescaled ("divide by
 //! 1e8 to get milliseconds"), so the time unit is 0.01 ns per raw unit (raw / 100 = ns).
 
+use super::format::Format;
 use super::{reader_from, TraceOptions};
 use crate::host::RequestSource;
-use super::format::Format;
 
 static DTRS_ZST: &[u8] = include_bytes!("../../data/dtrs-127k.ascii.zst");
 

@@ -22,7 +22,9 @@ impl std::str::FromStr for OnError {
         match s.to_ascii_lowercase().as_str() {
             "stop" => Ok(OnError::Stop),
             "skip" => Ok(OnError::Skip),
-            _ => Err(format!("unknown error policy '{s}' (expected stop or skip)")),
+            _ => Err(format!(
+                "unknown error policy '{s}' (expected stop or skip)"
+            )),
         }
     }
 }
@@ -37,7 +39,12 @@ pub enum TraceError {
         source: std::io::Error,
     },
     #[error("{file}:{line}: field {field}: {message}")]
-    Parse { file: String, line: u64, field: &'static str, message: String },
+    Parse {
+        file: String,
+        line: u64,
+        field: &'static str,
+        message: String,
+    },
     #[error("{file}: {message}")]
     Format { file: String, message: String },
     #[error("invalid trace option: {0}")]
@@ -48,19 +55,27 @@ impl TraceError {
     /// The same error in the shape every request source reports.
     pub fn to_source_error(&self) -> SourceError {
         match self {
-            TraceError::Parse { file, line, field, message } => SourceError {
+            TraceError::Parse {
+                file,
+                line,
+                field,
+                message,
+            } => SourceError {
                 location: format!("{file}:{line}: field {field}"),
                 message: message.clone(),
             },
-            TraceError::Io { file, source } => {
-                SourceError { location: file.clone(), message: source.to_string() }
-            }
-            TraceError::Format { file, message } => {
-                SourceError { location: file.clone(), message: message.clone() }
-            }
-            TraceError::Option(m) => {
-                SourceError { location: String::from("options"), message: m.clone() }
-            }
+            TraceError::Io { file, source } => SourceError {
+                location: file.clone(),
+                message: source.to_string(),
+            },
+            TraceError::Format { file, message } => SourceError {
+                location: file.clone(),
+                message: message.clone(),
+            },
+            TraceError::Option(m) => SourceError {
+                location: String::from("options"),
+                message: m.clone(),
+            },
         }
     }
 }
@@ -74,6 +89,9 @@ pub struct FieldError {
 
 impl FieldError {
     pub fn new(field: &'static str, message: impl Into<String>) -> FieldError {
-        FieldError { field, message: message.into() }
+        FieldError {
+            field,
+            message: message.into(),
+        }
     }
 }

@@ -9,7 +9,8 @@ use super::error::FieldError;
 
 /// Splits on any run of spaces/tabs, ignoring leading and trailing whitespace.
 pub fn split_ws(line: &[u8]) -> impl Iterator<Item = &[u8]> {
-    line.split(|b| *b == b' ' || *b == b'\t').filter(|f| !f.is_empty())
+    line.split(|b| *b == b' ' || *b == b'\t')
+        .filter(|f| !f.is_empty())
 }
 
 /// Collects up to `N` fields into an array; returns how many fields there were in total
@@ -62,7 +63,10 @@ pub fn uint(f: &[u8], field: &'static str) -> Result<u64, FieldError> {
     for &b in f {
         let d = b.wrapping_sub(b'0');
         if d > 9 {
-            return Err(FieldError::new(field, format!("{} is not an unsigned integer", show(f))));
+            return Err(FieldError::new(
+                field,
+                format!("{} is not an unsigned integer", show(f)),
+            ));
         }
         v = v
             .checked_mul(10)
@@ -88,11 +92,17 @@ pub fn fixed(f: &[u8], field: &'static str) -> Result<(u128, u32), FieldError> {
         }
         let d = b.wrapping_sub(b'0');
         if d > 9 {
-            return Err(FieldError::new(field, format!("{} is not a non-negative number", show(f))));
+            return Err(FieldError::new(
+                field,
+                format!("{} is not a non-negative number", show(f)),
+            ));
         }
         digits += 1;
         if digits > 30 {
-            return Err(FieldError::new(field, format!("{} has too many digits", show(f))));
+            return Err(FieldError::new(
+                field,
+                format!("{} has too many digits", show(f)),
+            ));
         }
         mant = mant * 10 + u128::from(d);
         if let Some(k) = frac.as_mut() {
@@ -100,7 +110,10 @@ pub fn fixed(f: &[u8], field: &'static str) -> Result<(u128, u32), FieldError> {
         }
     }
     if digits == 0 {
-        return Err(FieldError::new(field, format!("{} is not a number", show(f))));
+        return Err(FieldError::new(
+            field,
+            format!("{} is not a number", show(f)),
+        ));
     }
     Ok((mant, frac.unwrap_or(0)))
 }
@@ -111,7 +124,7 @@ pub fn fixed(f: &[u8], field: &'static str) -> Result<(u128, u32), FieldError> {
 pub fn time_ns(f: &[u8], unit_ns: f64, field: &'static str) -> Result<i128, FieldError> {
     let (mant, frac) = fixed(f, field)?;
     let pow = 10u128.pow(frac);
-    if unit_ns.fract() == 0.0 && unit_ns >= 1.0 && unit_ns <= 1e12 {
+    if unit_ns.fract() == 0.0 && (1.0..=1e12).contains(&unit_ns) {
         let u = unit_ns as u128;
         let v = mant
             .checked_mul(u)
@@ -132,8 +145,13 @@ pub fn time_ns(f: &[u8], unit_ns: f64, field: &'static str) -> Result<i128, Fiel
 pub fn op_letter(f: &[u8], field: &'static str) -> Result<crate::host::Op, FieldError> {
     match f.first().map(|b| b.to_ascii_lowercase()) {
         Some(b'r') if f.len() == 1 || f.eq_ignore_ascii_case(b"read") => Ok(crate::host::Op::Read),
-        Some(b'w') if f.len() == 1 || f.eq_ignore_ascii_case(b"write") => Ok(crate::host::Op::Write),
-        _ => Err(FieldError::new(field, format!("{} is not a read/write code (R/W)", show(f)))),
+        Some(b'w') if f.len() == 1 || f.eq_ignore_ascii_case(b"write") => {
+            Ok(crate::host::Op::Write)
+        }
+        _ => Err(FieldError::new(
+            field,
+            format!("{} is not a read/write code (R/W)", show(f)),
+        )),
     }
 }
 
@@ -159,7 +177,8 @@ pub fn op_code(
 
 /// Checked multiplication for unit conversions (sectors → bytes).
 pub fn mul(v: u64, k: u64, field: &'static str) -> Result<u64, FieldError> {
-    v.checked_mul(k).ok_or_else(|| FieldError::new(field, format!("{v} x {k} overflows")))
+    v.checked_mul(k)
+        .ok_or_else(|| FieldError::new(field, format!("{v} x {k} overflows")))
 }
 
 #[cfg(test)]
@@ -173,7 +192,10 @@ mod tests {
         assert!(uint(b"99999999999999999999999", "x").is_err());
         assert_eq!(fixed(b"26.214000", "t"), Ok((26214000, 6)));
         assert_eq!(time_ns(b"26.214000", 1e6, "t"), Ok(26_214_000));
-        assert_eq!(time_ns(b"1456095145.133076000", 1e9, "t"), Ok(1_456_095_145_133_076_000));
+        assert_eq!(
+            time_ns(b"1456095145.133076000", 1e9, "t"),
+            Ok(1_456_095_145_133_076_000)
+        );
         assert_eq!(time_ns(b"29999951600000", 0.01, "t"), Ok(299_999_516_000));
         assert!(time_ns(b"1.2.3", 1.0, "t").is_err());
         assert!(time_ns(b".", 1.0, "t").is_err());

@@ -73,7 +73,9 @@ impl Format {
             Format::Umass => Box::new(umass::Umass),
             Format::Ssdsim | Format::Mqsim => Box::new(ascii::Ascii { unit_ns: unit }),
             Format::Flashsim => Box::new(flashsim::Flashsim { unit_ns: unit }),
-            Format::Blkparse => Box::new(blkparse::Blkparse { event: blk_event.to_string() }),
+            Format::Blkparse => Box::new(blkparse::Blkparse {
+                event: blk_event.to_string(),
+            }),
             Format::Tencent => Box::new(tencent::Tencent),
             Format::Systor => Box::new(systor::Systor),
         }

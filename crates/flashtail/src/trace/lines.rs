@@ -111,8 +111,12 @@ mod tests {
         while r.next_line().unwrap() {
             got.push((r.line_no, String::from_utf8(r.buf.clone()).unwrap()));
         }
-        let want: Vec<(u64, String)> =
-            vec![(1, "a".into()), (2, "b".into()), (3, "".into()), (4, "c".into())];
+        let want: Vec<(u64, String)> = vec![
+            (1, "a".into()),
+            (2, "b".into()),
+            (3, "".into()),
+            (4, "c".into()),
+        ];
         assert_eq!(got, want);
     }
 

@@ -83,7 +83,10 @@ pub fn open(path: &Path, opts: &TraceOptions) -> Result<Box<dyn RequestSource + 
 /// Like [`open`], but returns the concrete reader (for its counters).
 pub fn open_trace(path: &Path, opts: &TraceOptions) -> Result<TraceReader, TraceError> {
     let name = path.display().to_string();
-    let f = std::fs::File::open(path).map_err(|e| TraceError::Io { file: name.clone(), source: e })?;
+    let f = std::fs::File::open(path).map_err(|e| TraceError::Io {
+        file: name.clone(),
+        source: e,
+    })?;
     reader_from(&name, Box::new(f), opts)
 }
 
@@ -104,13 +107,18 @@ pub fn reader_from(
 ) -> Result<TraceReader, TraceError> {
     if let Some(u) = opts.time_unit_ns {
         if !(u.is_finite() && u > 0.0) {
-            return Err(TraceError::Option(format!("time unit must be > 0 ns, got {u}")));
+            return Err(TraceError::Option(format!(
+                "time unit must be > 0 ns, got {u}"
+            )));
         }
     }
     if opts.volume_stride == Some(0) {
         return Err(TraceError::Option("volume stride must be > 0".into()));
     }
-    let io = |e| TraceError::Io { file: name.to_string(), source: e };
+    let io = |e| TraceError::Io {
+        file: name.to_string(),
+        source: e,
+    };
     let (compression, r) = decompress::wrap(bytes).map_err(io)?;
     let mut lines = lines::LineReader::new(r);
     let format = match opts.format {
@@ -147,5 +155,10 @@ pub fn replay(
     logical_capacity_bytes: u64,
     page_size: u64,
 ) -> Box<dyn RequestSource + Send> {
-    Box::new(Replay::new(src, opts.clone(), logical_capacity_bytes, page_size))
+    Box::new(Replay::new(
+        src,
+        opts.clone(),
+        logical_capacity_bytes,
+        page_size,
+    ))
 }

@@ -158,10 +158,10 @@ impl TraceReader {
     /// Reads lines until one yields a record (or the stream ends).
     fn read_record(&mut self) -> Result<Option<RawRecord>, TraceError> {
         loop {
-            let more = self
-                .lines
-                .next_line()
-                .map_err(|e| TraceError::Io { file: self.name.clone(), source: e })?;
+            let more = self.lines.next_line().map_err(|e| TraceError::Io {
+                file: self.name.clone(),
+                source: e,
+            })?;
             if !more {
                 return Ok(None);
             }
@@ -302,7 +302,10 @@ impl RequestSource for TraceReader {
         let mut v = vec![
             ("trace".to_string(), self.name.clone()),
             ("format".to_string(), self.format.to_string()),
-            ("compression".to_string(), self.compression.name().to_string()),
+            (
+                "compression".to_string(),
+                self.compression.name().to_string(),
+            ),
             ("lines".to_string(), c.lines.to_string()),
             ("requests".to_string(), c.requests.to_string()),
             (
@@ -321,7 +324,10 @@ impl RequestSource for TraceReader {
             v.push((format!("skipped_bad_{k}"), n.to_string()));
         }
         for (k, n) in &c.not_request {
-            v.push((format!("not_request_{}", k.replace(' ', "_")), n.to_string()));
+            v.push((
+                format!("not_request_{}", k.replace(' ', "_")),
+                n.to_string(),
+            ));
         }
         let volumes = match (&self.volume, self.stride) {
             (VolumeSelect::All, None) => "all, merged as-is (address spaces overlap)".to_string(),
@@ -331,7 +337,10 @@ impl RequestSource for TraceReader {
         };
         v.push(("volumes".to_string(), volumes));
         v.push(("volumes_seen".to_string(), self.vol_index.len().to_string()));
-        v.push(("other_volume_skipped".to_string(), c.other_volume.to_string()));
+        v.push((
+            "other_volume_skipped".to_string(),
+            c.other_volume.to_string(),
+        ));
         if !c.sample.is_empty() {
             let s: Vec<String> = c.sample.iter().map(|(l, r)| format!("{l} ({r})")).collect();
             v.push(("skipped_lines".to_string(), s.join("; ")));

@@ -45,6 +45,9 @@ pub fn expect_fields(n: usize, want: usize, layout: &'static str) -> Result<(), 
     if n == want {
         Ok(())
     } else {
-        Err(FieldError::new("line", format!("expected {want} fields ({layout}), found {n}")))
+        Err(FieldError::new(
+            "line",
+            format!("expected {want} fields ({layout}), found {n}"),
+        ))
     }
 }

@@ -38,12 +38,20 @@ pub struct Reorder<T> {
 
 impl<T> Reorder<T> {
     pub fn new(window: usize) -> Reorder<T> {
-        Reorder { heap: BinaryHeap::with_capacity(window.min(1 << 16) + 1), window, seq: 0 }
+        Reorder {
+            heap: BinaryHeap::with_capacity(window.min(1 << 16) + 1),
+            window,
+            seq: 0,
+        }
     }
 
     /// Adds an item; returns the earliest item once more than `window` are held.
     pub fn push(&mut self, ts: i128, item: T) -> Option<(i128, T)> {
-        self.heap.push(Reverse(Entry { ts, seq: self.seq, item }));
+        self.heap.push(Reverse(Entry {
+            ts,
+            seq: self.seq,
+            item,
+        }));
         self.seq += 1;
         if self.heap.len() > self.window {
             self.pop()

@@ -75,7 +75,11 @@ pub struct Replay<S: RequestSource> {
 impl<S: RequestSource> Replay<S> {
     pub fn new(src: S, opts: ReplayOptions, logical_capacity_bytes: u64, page_size: u64) -> Self {
         let page = page_size.max(1);
-        let capacity = if opts.align { logical_capacity_bytes / page * page } else { logical_capacity_bytes };
+        let capacity = if opts.align {
+            logical_capacity_bytes / page * page
+        } else {
+            logical_capacity_bytes
+        };
         Replay {
             src,
             opts,
@@ -93,7 +97,9 @@ impl<S: RequestSource> Replay<S> {
     }
 
     fn start_ns(&self) -> u64 {
-        self.opts.start_s.map_or(0, |s| (s.max(0.0) * 1e9).round() as u64)
+        self.opts
+            .start_s
+            .map_or(0, |s| (s.max(0.0) * 1e9).round() as u64)
     }
 
     /// The next request of the first pass, window-filtered and shifted to start at 0.
@@ -101,7 +107,9 @@ impl<S: RequestSource> Replay<S> {
         let start = self.start_ns();
         let end = self.opts.end_s.map(|e| (e.max(0.0) * 1e9).round() as u64);
         loop {
-            let Some(mut r) = self.src.next_request()? else { return Ok(None) };
+            let Some(mut r) = self.src.next_request()? else {
+                return Ok(None);
+            };
             if r.arrival.0 < start {
                 self.counters.before_window += 1;
                 continue;
@@ -115,18 +123,33 @@ impl<S: RequestSource> Replay<S> {
     }
 
     fn loop_offset(&self) -> u64 {
-        self.opts.loop_offset.unwrap_or_else(|| self.max_end.div_ceil(self.page) * self.page)
+        self.opts
+            .loop_offset
+            .unwrap_or_else(|| self.max_end.div_ceil(self.page) * self.page)
     }
 
     /// Applies loop shift, scale, alignment and wrap.
     fn shape(&mut self, mut r: HostRequest, k: u32) -> HostRequest {
-        let t = r.arrival.0.saturating_add(self.period.saturating_mul(u64::from(k)));
-        let scale = if self.opts.time_scale > 0.0 { self.opts.time_scale } else { 1.0 };
+        let t = r
+            .arrival
+            .0
+            .saturating_add(self.period.saturating_mul(u64::from(k)));
+        let scale = if self.opts.time_scale > 0.0 {
+            self.opts.time_scale
+        } else {
+            1.0
+        };
         r.arrival = Nanos((t as f64 / scale).round() as u64);
-        r.offset = r.offset.saturating_add(self.loop_offset().saturating_mul(u64::from(k)));
+        r.offset = r
+            .offset
+            .saturating_add(self.loop_offset().saturating_mul(u64::from(k)));
         if self.opts.align {
             let off = r.offset / self.page * self.page;
-            let end = r.offset.saturating_add(r.size).div_ceil(self.page).saturating_mul(self.page);
+            let end = r
+                .offset
+                .saturating_add(r.size)
+                .div_ceil(self.page)
+                .saturating_mul(self.page);
             if off != r.offset || end - off != r.size {
                 self.counters.realigned += 1;
             }
@@ -169,7 +192,11 @@ impl<S: RequestSource> RequestSource for Replay<S> {
                 None => {
                     self.first_pass_done = true;
                     let n = self.slice.len() as u64;
-                    let gap = if n > 1 { self.last_rel / (n - 1) } else { 1_000_000 };
+                    let gap = if n > 1 {
+                        self.last_rel / (n - 1)
+                    } else {
+                        1_000_000
+                    };
                     self.period = self.last_rel + gap.max(1);
                     self.loop_k = 1;
                     self.pos = 0;
@@ -198,23 +225,49 @@ impl<S: RequestSource> RequestSource for Replay<S> {
         let c = &self.counters;
         let win = |x: Option<f64>| x.map_or("-".to_string(), |s| format!("{s}"));
         v.push(("replay_time_scale".into(), format!("{}", o.time_scale)));
-        v.push(("replay_window_s".into(), format!("{}:{}", win(o.start_s), win(o.end_s))));
-        v.push(("replay_skipped_before_window".into(), c.before_window.to_string()));
+        v.push((
+            "replay_window_s".into(),
+            format!("{}:{}", win(o.start_s), win(o.end_s)),
+        ));
+        v.push((
+            "replay_skipped_before_window".into(),
+            c.before_window.to_string(),
+        ));
         v.push(("replay_loops".into(), o.loops.to_string()));
         if o.loops > 1 {
             v.push(("replay_loop_period_ns".into(), self.period.to_string()));
-            v.push(("replay_loop_offset_bytes".into(), self.loop_offset().to_string()));
+            v.push((
+                "replay_loop_offset_bytes".into(),
+                self.loop_offset().to_string(),
+            ));
         }
-        v.push(("replay_align_bytes".into(), if o.align { self.page.to_string() } else { "off".into() }));
+        v.push((
+            "replay_align_bytes".into(),
+            if o.align {
+                self.page.to_string()
+            } else {
+                "off".into()
+            },
+        ));
         v.push(("replay_realigned".into(), c.realigned.to_string()));
         v.push((
             "replay_wrap_capacity_bytes".into(),
-            if o.wrap { self.capacity.to_string() } else { "off".into() },
+            if o.wrap {
+                self.capacity.to_string()
+            } else {
+                "off".into()
+            },
         ));
         v.push(("replay_wrapped".into(), c.wrapped.to_string()));
-        v.push(("replay_truncated_to_capacity".into(), c.truncated.to_string()));
+        v.push((
+            "replay_truncated_to_capacity".into(),
+            c.truncated.to_string(),
+        ));
         if !o.wrap {
-            v.push(("replay_beyond_capacity".into(), c.beyond_capacity.to_string()));
+            v.push((
+                "replay_beyond_capacity".into(),
+                c.beyond_capacity.to_string(),
+            ));
         }
         v.push(("replay_requests".into(), c.emitted.to_string()));
         v

@@ -22,7 +22,11 @@ pub struct U64Set {
 
 impl Default for U64Set {
     fn default() -> Self {
-        U64Set { slots: vec![0; 1024], len: 0, has_zero: false }
+        U64Set {
+            slots: vec![0; 1024],
+            len: 0,
+            has_zero: false,
+        }
     }
 }
 
@@ -85,7 +89,9 @@ struct LogHist {
 
 impl LogHist {
     fn new() -> LogHist {
-        LogHist { counts: vec![0; 64 + 58 * 32] }
+        LogHist {
+            counts: vec![0; 64 + 58 * 32],
+        }
     }
     fn index(v: u64) -> usize {
         if v < 64 {
@@ -272,7 +278,11 @@ pub fn collect(src: &mut dyn RequestSource) -> Result<TraceStats, SourceError> {
     s.size_max_bytes = sorted.last().map_or(0, |x| x.0);
     let mut by_count = sorted.clone();
     by_count.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    s.common_sizes = by_count.iter().take(5).map(|(v, c)| (*v, *c as f64 / n as f64)).collect();
+    s.common_sizes = by_count
+        .iter()
+        .take(5)
+        .map(|(v, c)| (*v, *c as f64 / n as f64))
+        .collect();
     s.span_ns = prev - first.unwrap_or(0);
     if s.span_ns > 0 {
         s.arrival_rate_per_s = n as f64 / (s.span_ns as f64 / 1e9);
@@ -330,11 +340,21 @@ impl TraceStats {
         line("requests", self.requests.to_string());
         line(
             "reads",
-            format!("{} ({}), {}", self.reads, pct(self.reads as f64 / n), bytes(self.read_bytes)),
+            format!(
+                "{} ({}), {}",
+                self.reads,
+                pct(self.reads as f64 / n),
+                bytes(self.read_bytes)
+            ),
         );
         line(
             "writes",
-            format!("{} ({}), {}", self.writes, pct(self.writes as f64 / n), bytes(self.write_bytes)),
+            format!(
+                "{} ({}), {}",
+                self.writes,
+                pct(self.writes as f64 / n),
+                bytes(self.write_bytes)
+            ),
         );
         line(
             "size p50/p90/p99/max",
@@ -347,11 +367,17 @@ impl TraceStats {
                 bytes(self.size_mean_bytes.round() as u64)
             ),
         );
-        let common: Vec<String> =
-            self.common_sizes.iter().map(|(b, s)| format!("{} {}", bytes(*b), pct(*s))).collect();
+        let common: Vec<String> = self
+            .common_sizes
+            .iter()
+            .map(|(b, s)| format!("{} {}", bytes(*b), pct(*s)))
+            .collect();
         line("common sizes", common.join(", "));
         line("span", dur(self.span_ns as f64));
-        line("arrival rate", format!("{:.1} req/s", self.arrival_rate_per_s));
+        line(
+            "arrival rate",
+            format!("{:.1} req/s", self.arrival_rate_per_s),
+        );
         line(
             "inter-arrival",
             format!(
@@ -371,15 +397,30 @@ impl TraceStats {
                 pct(self.idle_share_gt_100ms)
             ),
         );
-        line("footprint", format!("{} pages ({})", self.footprint_pages, bytes(self.footprint_bytes)));
+        line(
+            "footprint",
+            format!(
+                "{} pages ({})",
+                self.footprint_pages,
+                bytes(self.footprint_bytes)
+            ),
+        );
         line(
             "overwrite ratio",
-            format!("{} of {} written pages", pct(self.overwrite_ratio), self.pages_written),
+            format!(
+                "{} of {} written pages",
+                pct(self.overwrite_ratio),
+                self.pages_written
+            ),
         );
         line(
             "duplicate content",
             match self.duplicate_content_rate {
-                Some(r) => format!("{} of {} written blocks", pct(r), self.fingerprinted_blocks_written),
+                Some(r) => format!(
+                    "{} of {} written blocks",
+                    pct(r),
+                    self.fingerprinted_blocks_written
+                ),
                 None => "n/a (no fingerprints)".to_string(),
             },
         );
@@ -407,7 +448,10 @@ mod tests {
     fn histogram_is_within_3_percent() {
         for v in [1u64, 63, 64, 1000, 123_456, 9_876_543_210] {
             let got = LogHist::value(LogHist::index(v)) as f64;
-            assert!((got - v as f64).abs() / v as f64 <= 1.0 / 32.0, "{v} -> {got}");
+            assert!(
+                (got - v as f64).abs() / v as f64 <= 1.0 / 32.0,
+                "{v} -> {got}"
+            );
         }
     }
 

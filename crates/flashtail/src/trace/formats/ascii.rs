@@ -39,7 +39,9 @@ mod tests {
 
     #[test]
     fn dtrs_line_with_rescaled_time() {
-        let p = Ascii { unit_ns: 0.01 }.parse(b"97900000 0 287641400 128 1").unwrap();
+        let p = Ascii { unit_ns: 0.01 }
+            .parse(b"97900000 0 287641400 128 1")
+            .unwrap();
         assert_eq!(
             p,
             Parsed::Record(RawRecord {
@@ -51,7 +53,16 @@ mod tests {
                 fingerprint: None
             })
         );
-        assert_eq!(Ascii { unit_ns: 1.0 }.parse(b"0 0 1 1 2").unwrap_err().field, "op");
-        assert_eq!(Ascii { unit_ns: 1.0 }.parse(b"0 0 1 1").unwrap_err().field, "line");
+        assert_eq!(
+            Ascii { unit_ns: 1.0 }
+                .parse(b"0 0 1 1 2")
+                .unwrap_err()
+                .field,
+            "op"
+        );
+        assert_eq!(
+            Ascii { unit_ns: 1.0 }.parse(b"0 0 1 1").unwrap_err().field,
+            "line"
+        );
     }
 }

@@ -57,7 +57,10 @@ impl LineParser for Blkparse {
                 // A flush (F, FWS, ...) carries no sector range.
                 return Ok(Parsed::NotRequest("flush or barrier without data"));
             }
-            return Err(FieldError::new("sector", "expected 'sector + nsectors' after rwbs"));
+            return Err(FieldError::new(
+                "sector",
+                "expected 'sector + nsectors' after rwbs",
+            ));
         }
         Ok(Parsed::Record(RawRecord {
             ts_ns: time_ns(f[3], 1e9, "time")?,
@@ -77,7 +80,8 @@ mod tests {
     #[test]
     fn picks_the_chosen_event_only() {
         let q = Blkparse { event: "Q".into() };
-        let p = q.parse(b"  8,16   5        2     0.000001850 18615  Q   R 1444645666 + 256 [java]");
+        let p =
+            q.parse(b"  8,16   5        2     0.000001850 18615  Q   R 1444645666 + 256 [java]");
         assert_eq!(
             p,
             Ok(Parsed::Record(RawRecord {
@@ -89,9 +93,14 @@ mod tests {
                 fingerprint: None
             }))
         );
-        let a = q.parse(b"  8,16   5        1     0.000000000 18615  A   R 1444645666 + 256 <- (8,17) 1");
+        let a = q.parse(
+            b"  8,16   5        1     0.000000000 18615  A   R 1444645666 + 256 <- (8,17) 1",
+        );
         assert_eq!(a, Ok(Parsed::NotRequest("other blkparse event")));
-        assert_eq!(q.parse(b"CPU0 (8,16):"), Ok(Parsed::NotRequest("blkparse summary line")));
+        assert_eq!(
+            q.parse(b"CPU0 (8,16):"),
+            Ok(Parsed::NotRequest("blkparse summary line"))
+        );
         let fl = q.parse(b"  8,16   2    5     9.3  16766  Q  FWS [flush-8:16]");
         assert_eq!(fl, Ok(Parsed::NotRequest("flush or barrier without data")));
     }

@@ -17,7 +17,10 @@ pub struct Fiu;
 /// `u64` from the first 16 hex digits of an MD5 (big-endian).
 pub fn fingerprint(md5: &[u8]) -> Result<u64, FieldError> {
     if md5.len() != 32 {
-        return Err(FieldError::new("md5", format!("expected 32 hex digits, found {}", md5.len())));
+        return Err(FieldError::new(
+            "md5",
+            format!("expected 32 hex digits, found {}", md5.len()),
+        ));
     }
     let mut v = 0u64;
     for &b in &md5[..16] {
@@ -50,7 +53,9 @@ impl LineParser for Fiu {
         if n < 9 {
             return Err(FieldError::new(
                 "line",
-                format!("expected 9 fields (ts_ns pid process lba size R/W major minor md5), found {n}"),
+                format!(
+                    "expected 9 fields (ts_ns pid process lba size R/W major minor md5), found {n}"
+                ),
             ));
         }
         let t = &all[n - 6..n];
@@ -90,7 +95,9 @@ mod tests {
             })
         );
         // A process name with a space does not shift the columns.
-        let p = Fiu.parse(b"1 2 my proc 8 8 R 6 0 00000000000000010000000000000000").unwrap();
+        let p = Fiu
+            .parse(b"1 2 my proc 8 8 R 6 0 00000000000000010000000000000000")
+            .unwrap();
         match p {
             Parsed::Record(r) => assert_eq!((r.offset, r.fingerprint), (4096, Some(1))),
             other => panic!("{other:?}"),

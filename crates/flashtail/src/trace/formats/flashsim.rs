@@ -37,7 +37,9 @@ mod tests {
 
     #[test]
     fn parses_fractional_ms() {
-        let p = Flashsim { unit_ns: 1e6 }.parse(b"853429.443000\t0\t395512\t2\t1").unwrap();
+        let p = Flashsim { unit_ns: 1e6 }
+            .parse(b"853429.443000\t0\t395512\t2\t1")
+            .unwrap();
         assert_eq!(
             p,
             Parsed::Record(RawRecord {

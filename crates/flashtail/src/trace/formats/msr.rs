@@ -36,7 +36,9 @@ mod tests {
 
     #[test]
     fn parses_the_readme_example() {
-        let p = Msr.parse(b"128166385295514663,hm,0,Write,9056014336,2048,2833").unwrap();
+        let p = Msr
+            .parse(b"128166385295514663,hm,0,Write,9056014336,2048,2833")
+            .unwrap();
         assert_eq!(
             p,
             Parsed::Record(RawRecord {
@@ -48,7 +50,9 @@ mod tests {
                 fingerprint: None
             })
         );
-        let e = Msr.parse(b"128166385295514663,hm,0,Erase,1,2,3").unwrap_err();
+        let e = Msr
+            .parse(b"128166385295514663,hm,0,Erase,1,2,3")
+            .unwrap_err();
         assert_eq!(e.field, "Type");
     }
 }

@@ -35,7 +35,9 @@ mod tests {
 
     #[test]
     fn parses_the_readme_example() {
-        let p = Systor.parse(b"1456095145.133076000,0.000806000,R,0,899056122368,131072").unwrap();
+        let p = Systor
+            .parse(b"1456095145.133076000,0.000806000,R,0,899056122368,131072")
+            .unwrap();
         assert_eq!(
             p,
             Parsed::Record(RawRecord {
