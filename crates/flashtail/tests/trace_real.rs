@@ -348,3 +348,48 @@ fn blkparse_q_and_d_events() {
     let (q, _, _) = ours(&p, &TraceOptions::default());
     assert_eq!((q.n, q.reads), (15_524, 80));
 }
+
+#[test]
+fn fiu_stats_match_independent_sets() {
+    use std::collections::HashSet;
+    let Some(d) = shared() else { return };
+    let p = d.join("fiu/mail-cheetah-110108-113008-sample.blkparse");
+    let (mut touched, mut written, mut fps) = (HashSet::new(), HashSet::new(), HashSet::new());
+    let (mut pages_written, mut overwrites, mut dups, mut blocks) = (0u64, 0u64, 0u64, 0u64);
+    for l in raw_text(&p).lines() {
+        let f: Vec<&str> = l
+            .rsplit('\0')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        if f.len() != 9 {
+            continue;
+        }
+        let off = f[3].parse::<u64>().unwrap() * 512;
+        let end = off + f[4].parse::<u64>().unwrap() * 512;
+        for pg in off / 4096..end.div_ceil(4096) {
+            touched.insert(pg);
+            if f[5] == "W" {
+                pages_written += 1;
+                overwrites += u64::from(!written.insert(pg));
+            }
+        }
+        if f[5] == "W" {
+            blocks += 1;
+            dups += u64::from(!fps.insert(f[8][..16].to_string()));
+        }
+    }
+    let mut src = trace::open(&p, &TraceOptions::default()).unwrap();
+    let st = trace::stats::collect(&mut src).unwrap();
+    assert_eq!(st.footprint_pages, touched.len() as u64);
+    assert_eq!(st.footprint_pages, 9202);
+    assert_eq!(st.pages_written, pages_written);
+    assert_eq!(st.overwrite_ratio, overwrites as f64 / pages_written as f64);
+    assert_eq!(st.fingerprinted_blocks_written, blocks);
+    assert_eq!(st.duplicate_content_rate, Some(dups as f64 / blocks as f64));
+    assert_eq!(
+        (st.requests, st.reads, st.span_ns),
+        (9998, 8896, 89990094148817 - 89966522969723)
+    );
+}
