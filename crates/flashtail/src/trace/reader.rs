@@ -20,7 +20,8 @@ use std::collections::{BTreeMap, HashMap};
 
 /// How many skipped line numbers the summary lists (the counts are always complete).
 const SAMPLE_LINES: usize = 10;
-/// Unparseable lines before the first record and within this many lines are a preamble.
+/// Unparseable lines after binary junk, before the first record and within this many
+/// lines are a preamble.
 pub const PREAMBLE_LINES: u64 = 64;
 
 /// Counters a trace read reports.
@@ -216,9 +217,12 @@ impl TraceReader {
                     self.junk("non-text");
                     return Ok(None);
                 }
-                // Text before the first record near the top of a file is a preamble (the
-                // FIU sample's tar "pax" header lines, tool banners), not a bad record.
-                if self.parsed == 0 && self.lines.line_no <= PREAMBLE_LINES {
+                // Text between binary junk and the first record near the top of a file is
+                // part of a container header (the FIU sample's tar "pax" lines), not a bad
+                // record. Without binary junk first, a bad line 1 is an error as usual (so
+                // a wrong --format is reported at line 1).
+                let after_binary = self.counters.junk.contains_key("non-text");
+                if self.parsed == 0 && after_binary && self.lines.line_no <= PREAMBLE_LINES {
                     self.junk("preamble");
                     return Ok(None);
                 }
