@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 
 mod cmd_gen;
 mod cmd_trace;
+mod trace_args;
 
 #[derive(Parser)]
 #[command(name = "flashtail", version, about = "Trace-driven SSD simulator for GC tail latency")]
