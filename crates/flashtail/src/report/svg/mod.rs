@@ -1,0 +1,169 @@
+//! The report's figures, each rendered by plotters' SVG backend into a `String` that the
+//! HTML page inlines. One file per figure; this file holds what they share: the per-scheme
+//! colours (identical in every figure), log-axis ticks and the render wrapper.
+//!
+//! Figures never fail the report: a figure that cannot be drawn becomes a short note in
+//! the page (see `render`), because losing the tables over one bad chart helps nobody.
+
+mod cdf;
+mod free_blocks;
+mod percentiles;
+mod tail;
+mod waits;
+
+pub(crate) use cdf::cdf_svg;
+pub(crate) use free_blocks::free_blocks_svg;
+pub(crate) use percentiles::percentiles_svg;
+pub(crate) use tail::tail_svg;
+pub(crate) use waits::waits_svg;
+
+use crate::stats::RunReport;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::error::Error;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Size of a half-width figure (two per row on the page).
+pub(crate) const HALF: (u32, u32) = (640, 420);
+/// Size of a full-width figure.
+pub(crate) const FULL: (u32, u32) = (1290, 440);
+
+pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+pub(crate) type DrawResult = Result<(), Box<dyn Error>>;
+
+pub(crate) const FONT: &str = "sans-serif";
+
+/// Colour-blind-safe palette (Okabe–Ito, then a few distinct extras) for non-baseline
+/// schemes, in the order they appear; `nogc` is always black so the reference stands out.
+const PALETTE: [RGBColor; 9] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(120, 94, 240),
+    RGBColor(140, 86, 75),
+    RGBColor(150, 150, 150),
+];
+
+/// One colour per report, stable across every figure of the page.
+pub(crate) fn scheme_colors(reports: &[RunReport]) -> Vec<RGBColor> {
+    let mut next = 0;
+    reports
+        .iter()
+        .map(|r| {
+            if r.scheme.eq_ignore_ascii_case(super::BASELINE_SCHEME) {
+                BLACK
+            } else {
+                let c = PALETTE[next % PALETTE.len()];
+                next += 1;
+                c
+            }
+        })
+        .collect()
+}
+
+/// Draws a figure of `size` with `draw` and returns the SVG text, or a message saying why
+/// it could not be drawn. Panics inside the plotting library are caught for the same
+/// reason: one figure must not take the whole report down.
+pub(crate) fn render(
+    size: (u32, u32),
+    draw: impl FnOnce(&Area<'_>) -> DrawResult,
+) -> Result<String, String> {
+    let mut buf = String::new();
+    let outcome = catch_unwind(AssertUnwindSafe(|| -> DrawResult {
+        let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
+        root.fill(&WHITE)?;
+        draw(&root)?;
+        root.present()?;
+        Ok(())
+    }));
+    match outcome {
+        Ok(Ok(())) => Ok(buf),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("the plotting library panicked".into()),
+    }
+}
+
+/// Tick positions for a log axis over `[lo, hi]`: every decade, plus 2× and 5× steps
+/// when the range spans too few decades to show more than a couple of ticks.
+pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    let dense = b - a <= 2;
+    let mut ticks = Vec::new();
+    for e in a..=b {
+        let d = 10f64.powi(e);
+        let mults: &[f64] = if dense { &[1.0, 2.0, 5.0] } else { &[1.0] };
+        for m in mults {
+            let t = d * m;
+            if t >= lo * (1.0 - 1e-9) && t <= hi * (1.0 + 1e-9) {
+                ticks.push(t);
+            }
+        }
+    }
+    ticks
+}
+
+/// Decade bounds `[10^floor(log10 min), 10^ceil(log10 max)]` of positive values, or
+/// `default` when there are none; never a zero-width range (log axes need lo < hi).
+pub(crate) fn decade_range(values: impl Iterator<Item = f64>, default: (f64, f64)) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, 0f64);
+    for v in values.filter(|v| v.is_finite() && *v > 0.0) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return default;
+    }
+    let lo = 10f64.powi(lo.log10().floor() as i32);
+    let mut hi = 10f64.powi(hi.log10().ceil() as i32);
+    if hi <= lo {
+        hi = lo * 10.0;
+    }
+    (lo, hi)
+}
+
+/// A centred grey note inside an empty chart area ("no write requests", ...).
+pub(crate) fn note(area: &Area<'_>, text: &str) -> DrawResult {
+    let (w, h) = area.dim_in_pixel();
+    let style = TextStyle::from((FONT, 18).into_font())
+        .color(&RGBColor(110, 110, 110))
+        .pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Center,
+        ));
+    area.draw_text(text, &style, (w as i32 / 2, h as i32 / 2))?;
+    Ok(())
+}
+
+/// Legend entry for a line series: a short thick stroke in the series colour.
+pub(crate) fn line_legend(c: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], c.stroke_width(3))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_decades_or_1_2_5() {
+        assert_eq!(log_ticks(1e-5, 1.0).len(), 6);
+        assert_eq!(log_ticks(0.1, 10.0), vec![0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]);
+    }
+
+    #[test]
+    fn decade_range_ignores_zero_and_never_collapses() {
+        assert_eq!(decade_range([0.0, 0.03, 4.0].into_iter(), (1.0, 2.0)), (0.01, 10.0));
+        assert_eq!(decade_range([0.0].into_iter(), (1.0, 2.0)), (1.0, 2.0));
+        assert_eq!(decade_range([1.0].into_iter(), (1.0, 2.0)), (1.0, 10.0));
+    }
+
+    #[test]
+    fn baseline_is_black_and_others_distinct() {
+        let mk = |s: &str| RunReport { scheme: s.into(), ..Default::default() };
+        let c = scheme_colors(&[mk("base"), mk("nogc"), mk("ttflash")]);
+        assert_eq!(c[1], BLACK);
+        assert_ne!(c[0], c[2]);
+    }
+}
