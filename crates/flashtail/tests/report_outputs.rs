@@ -36,7 +36,12 @@ fn summary(count: u64, base_ns: u64, scale: f64) -> LatencySummary {
 fn cdf(n: usize, base_ns: u64, scale: f64) -> Cdf {
     Cdf {
         points: (1..=n)
-            .map(|i| ((base_ns as f64 * i as f64 * scale) as u64, i as f64 / n as f64))
+            .map(|i| {
+                (
+                    (base_ns as f64 * i as f64 * scale) as u64,
+                    i as f64 / n as f64,
+                )
+            })
             .collect(),
     }
 }
@@ -119,7 +124,10 @@ fn table_shows_schemes_and_ratios_to_nogc() {
     assert!(t.contains("40.0 (10.0×)"), "{t}");
     assert!(t.contains("3.00 (10.0×)"), "{t}");
     // Flash table: WAF 5.5, share waited 20.0%, reads 10.0%.
-    assert!(t.contains("5.500") && t.contains("20.0%") && t.contains("10.0%"), "{t}");
+    assert!(
+        t.contains("5.500") && t.contains("20.0%") && t.contains("10.0%"),
+        "{t}"
+    );
     for line in t.lines() {
         assert!(line.chars().count() <= 120, "line too wide: {line}");
     }
@@ -139,15 +147,29 @@ fn table_without_nogc_has_no_ratios() {
 #[test]
 fn summary_csv_has_one_row_per_scheme_and_op_with_exact_numbers() {
     let dir = out_dir("csv");
-    let reports = [fake_report("nogc", 1.0), fake_report("base", 10.0), fake_report("ttflash", 2.0)];
+    let reports = [
+        fake_report("nogc", 1.0),
+        fake_report("base", 10.0),
+        fake_report("ttflash", 2.0),
+    ];
     let files = write_outputs(&dir, &meta(), &reports).expect("write outputs");
-    let names: Vec<String> =
-        files.iter().map(|p| p.file_name().unwrap_or_default().to_string_lossy().into()).collect();
-    assert_eq!(names, ["summary.json", "summary.csv", "cdf.csv", "report.html"]);
+    let names: Vec<String> = files
+        .iter()
+        .map(|p| p.file_name().unwrap_or_default().to_string_lossy().into())
+        .collect();
+    assert_eq!(
+        names,
+        ["summary.json", "summary.csv", "cdf.csv", "report.html"]
+    );
 
     let mut rdr = csv::Reader::from_path(dir.join("summary.csv")).expect("open csv");
     let header = rdr.headers().expect("header").clone();
-    let col = |name: &str| header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}"));
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+    };
     let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
     assert_eq!(rows.len(), 3 * 3);
     let ops: Vec<&str> = rows.iter().map(|r| &r[col("op")]).collect();
@@ -173,7 +195,10 @@ fn summary_csv_has_one_row_per_scheme_and_op_with_exact_numbers() {
     assert_eq!(&rows[0][col("max_ratio")], "1");
     assert_eq!(&rows[8][col("p99_ratio")], "2");
 
-    let cdf_rows = csv::Reader::from_path(dir.join("cdf.csv")).expect("open cdf").records().count();
+    let cdf_rows = csv::Reader::from_path(dir.join("cdf.csv"))
+        .expect("open cdf")
+        .records()
+        .count();
     assert_eq!(cdf_rows, 3 * (10 + 8 + 12));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -194,7 +219,10 @@ fn html_is_self_contained_escaped_and_has_all_figures() {
     let opens = html.matches("<svg").count();
     assert!(opens >= 5, "only {opens} figures");
     assert_eq!(opens, html.matches("</svg>").count());
-    assert!(!html.contains("class=\"fig-error\""), "a figure failed to draw");
+    assert!(
+        !html.contains("class=\"fig-error\""),
+        "a figure failed to draw"
+    );
     // The only URLs allowed are SVG namespace names, which load nothing.
     let without_ns = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     assert!(!without_ns.contains("http://") && !without_ns.contains("https://"));
@@ -210,7 +238,12 @@ fn html_is_self_contained_escaped_and_has_all_figures() {
 #[test]
 fn html_without_nogc_says_what_it_normalises_to() {
     let dir = out_dir("nonogc");
-    write_outputs(&dir, &meta(), &[fake_report("base", 3.0), fake_report("ttflash", 1.0)]).expect("write");
+    write_outputs(
+        &dir,
+        &meta(),
+        &[fake_report("base", 3.0), fake_report("ttflash", 1.0)],
+    )
+    .expect("write");
     let html = read(&dir.join("report.html"));
     assert!(html.contains("relative to base (no nogc run)"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -223,7 +256,12 @@ fn outputs_are_deterministic() {
     let fa = write_outputs(&a, &meta(), &reports).expect("write a");
     let fb = write_outputs(&b, &meta(), &reports).expect("write b");
     for (x, y) in fa.iter().zip(&fb) {
-        assert_eq!(std::fs::read(x).ok(), std::fs::read(y).ok(), "{} differs", x.display());
+        assert_eq!(
+            std::fs::read(x).ok(),
+            std::fs::read(y).ok(),
+            "{} differs",
+            x.display()
+        );
     }
     let _ = std::fs::remove_dir_all(&a);
     let _ = std::fs::remove_dir_all(&b);
@@ -260,7 +298,9 @@ fn edge_cases_render_without_panicking() {
     let mut zero_nogc = fake_report("nogc", 0.0);
     zero_nogc.waits.wait_ns_by_cause.insert("mystery".into(), 5);
 
-    let many: Vec<RunReport> = (0..12).map(|i| fake_report(&format!("s{i}"), 1.0 + i as f64)).collect();
+    let many: Vec<RunReport> = (0..12)
+        .map(|i| fake_report(&format!("s{i}"), 1.0 + i as f64))
+        .collect();
 
     let sets: Vec<(&str, Vec<RunReport>)> = vec![
         ("empty", vec![]),
@@ -277,7 +317,10 @@ fn edge_cases_render_without_panicking() {
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(files.len(), 4, "{name}");
         let html = read(&dir.join("report.html"));
-        assert!(!html.contains("class=\"fig-error\""), "{name}: a figure failed to draw");
+        assert!(
+            !html.contains("class=\"fig-error\""),
+            "{name}: a figure failed to draw"
+        );
         assert!(html.matches("<svg").count() >= 5, "{name}");
         assert!(!format_table(&reports).is_empty(), "{name}");
         let _ = std::fs::remove_dir_all(&dir);
@@ -323,7 +366,11 @@ fn from_samples(samples: &mut [u64]) -> (LatencySummary, Cdf) {
     fracs.push(1.0);
     fracs.sort_by(f64::total_cmp);
     fracs.dedup();
-    let points = fracs.into_iter().filter(|f| *f > 0.0).map(|f| (q(f), f)).collect();
+    let points = fracs
+        .into_iter()
+        .filter(|f| *f > 0.0)
+        .map(|f| (q(f), f))
+        .collect();
     (s, Cdf { points })
 }
 
@@ -335,7 +382,11 @@ fn demo_report(name: &str, gc_prob: f64, gc_ms: f64, seed: u64) -> RunReport {
         (0..n)
             .map(|_| {
                 let queue: f64 = -(1.0 - rng.gen::<f64>()).ln() * base_us * 0.5;
-                let gc = if rng.gen::<f64>() < gc_prob { rng.gen::<f64>() * gc_ms * 1000.0 } else { 0.0 };
+                let gc = if rng.gen::<f64>() < gc_prob {
+                    rng.gen::<f64>() * gc_ms * 1000.0
+                } else {
+                    0.0
+                };
                 ((base_us + queue + gc) * 1000.0) as u64
             })
             .collect()
@@ -369,15 +420,27 @@ fn demo_report(name: &str, gc_prob: f64, gc_ms: f64, seed: u64) -> RunReport {
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
-    let floor = if gc_prob == 0.0 { 0.0 } else { 1.0 };
-    r.free_blocks = (0..200)
+    // Free space falls to a scheme-specific steady level where GC keeps pace (nogc: flat).
+    let level = 400.0
+        - if gc_prob == 0.0 {
+            0.0
+        } else {
+            200.0 + seed as f64 * 25.0
+        };
+    r.free_blocks = (0..200u64)
         .map(|i| FreeBlocksSample {
             time_ns: i * 50_000_000,
-            total_free_blocks: (400.0 - floor * (i as f64).min(120.0) * 2.5 + floor * ((i % 7) as f64) * 4.0) as u64,
+            total_free_blocks: (400.0 - i as f64 * 3.0).max(level + (i % 7) as f64 * 4.0) as u64,
             min_plane_free_blocks: 2,
         })
         .collect();
-    r.cost = RunCost { wall_seconds: 3.2, precondition_seconds: 0.8, peak_rss_bytes: 300 << 20, events: 4_000_000, simulated_requests_per_second: 31_250.0 };
+    r.cost = RunCost {
+        wall_seconds: 3.2,
+        precondition_seconds: 0.8,
+        peak_rss_bytes: 300 << 20,
+        events: 4_000_000,
+        simulated_requests_per_second: 31_250.0,
+    };
     r
 }
 
@@ -395,7 +458,10 @@ fn demo_report_to_tmp() {
         title: "GC tail latency: demo comparison".into(),
         workload: "synthetic 60% reads, 100k requests (demo data, not a simulation)".into(),
         device: "8 ch × 4 chips × 2 planes, 16 KiB pages, 10% OP".into(),
-        notes: vec![("seed".into(), "1..5".into()), ("precondition".into(), "fill 80%, random overwrite".into())],
+        notes: vec![
+            ("seed".into(), "1..5".into()),
+            ("precondition".into(), "fill 80%, random overwrite".into()),
+        ],
         config: serde_json::json!({ "device": { "channels": 8, "chips_per_channel": 4 }, "schemes": ["nogc", "base", "ttflash", "rlgc", "splitgc"] }),
     };
     let dir = PathBuf::from("/tmp/flashtail-report-demo");

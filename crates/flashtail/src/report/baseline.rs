@@ -7,7 +7,9 @@ pub const BASELINE_SCHEME: &str = "nogc";
 
 /// Index of the first report whose scheme is `nogc`, if any.
 pub fn baseline_index(reports: &[RunReport]) -> Option<usize> {
-    reports.iter().position(|r| r.scheme.eq_ignore_ascii_case(BASELINE_SCHEME))
+    reports
+        .iter()
+        .position(|r| r.scheme.eq_ignore_ascii_case(BASELINE_SCHEME))
 }
 
 /// `value / base`, or `None` when the ratio is meaningless (base zero or not finite):

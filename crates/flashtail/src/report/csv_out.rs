@@ -64,14 +64,15 @@ fn float(v: f64) -> String {
 /// Renders `summary.csv`.
 pub fn summary_csv(reports: &[RunReport]) -> Result<String, ReportError> {
     let what = "summary.csv";
-    let err = |source| ReportError::Csv { what: what.into(), source };
+    let err = |source| ReportError::Csv {
+        what: what.into(),
+        source,
+    };
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["scheme".to_string(), "op".into(), "count".into()];
     header.extend(STATS.iter().map(|(n, _)| format!("{n}_ns")));
     header.extend(STATS.iter().map(|(n, _)| format!("{n}_ratio")));
-    header.extend(
-        ["waf", "erases", "gc_pages_migrated", "share_waited_on_gc"].map(String::from),
-    );
+    header.extend(["waf", "erases", "gc_pages_migrated", "share_waited_on_gc"].map(String::from));
     w.write_record(&header).map_err(err)?;
     let base = baseline_index(reports).map(|i| &reports[i]);
     for r in reports {
@@ -80,7 +81,11 @@ pub fn summary_csv(reports: &[RunReport]) -> Result<String, ReportError> {
             let mut row = vec![r.scheme.clone(), op.to_string(), s.count.to_string()];
             // Integer statistics print as integers; only the mean is fractional.
             row.push(float(s.mean_ns));
-            row.extend(STATS[1..].iter().map(|(_, get)| format!("{}", get(s) as u64)));
+            row.extend(
+                STATS[1..]
+                    .iter()
+                    .map(|(_, get)| format!("{}", get(s) as u64)),
+            );
             for (_, get) in STATS {
                 let cell = base
                     .and_then(|b| ratio(get(s), get(summary_of(b, op))))
@@ -101,9 +106,13 @@ pub fn summary_csv(reports: &[RunReport]) -> Result<String, ReportError> {
 /// Renders `cdf.csv`: every CDF point of every scheme and op.
 pub fn cdf_csv(reports: &[RunReport]) -> Result<String, ReportError> {
     let what = "cdf.csv";
-    let err = |source| ReportError::Csv { what: what.into(), source };
+    let err = |source| ReportError::Csv {
+        what: what.into(),
+        source,
+    };
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(["scheme", "op", "latency_ns", "cdf"]).map_err(err)?;
+    w.write_record(["scheme", "op", "latency_ns", "cdf"])
+        .map_err(err)?;
     for r in reports {
         for op in OPS {
             for &(lat, p) in &cdf_of(r, op).points {

@@ -6,11 +6,20 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     #[error("cannot create output directory {}: {source}", path.display())]
-    CreateDir { path: PathBuf, source: std::io::Error },
+    CreateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot write {}: {source}", path.display())]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot serialise {what} to JSON: {source}")]
-    Json { what: String, source: serde_json::Error },
+    Json {
+        what: String,
+        source: serde_json::Error,
+    },
     #[error("cannot format {what} as CSV: {source}")]
     Csv { what: String, source: csv::Error },
 }

@@ -41,10 +41,18 @@ figure.full figcaption{max-width:1270px}
 
 /// Renders the whole page.
 pub fn render_html(meta: &CompareMeta, reports: &[RunReport]) -> String {
-    let title = if meta.title.is_empty() { "flashtail comparison" } else { meta.title.as_str() };
+    let title = if meta.title.is_empty() {
+        "flashtail comparison"
+    } else {
+        meta.title.as_str()
+    };
     let mut h = String::new();
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    let _ = writeln!(h, "<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>", escape_html(title));
+    let _ = writeln!(
+        h,
+        "<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>",
+        escape_html(title)
+    );
     let _ = writeln!(h, "<h1>{}</h1>", escape_html(title));
     provenance(&mut h, meta, reports);
     h.push_str("<h2>Latency and GC summary</h2>\n<pre>");
@@ -71,10 +79,12 @@ fn provenance(h: &mut String, meta: &CompareMeta, reports: &[RunReport]) {
         h.push_str("<p>No runs to compare.</p>\n");
         return;
     }
-    h.push_str("<h2>Runs</h2>\n<table>\n<tr><th>scheme</th><th>flashtail</th><th>seed</th>\
+    h.push_str(
+        "<h2>Runs</h2>\n<table>\n<tr><th>scheme</th><th>flashtail</th><th>seed</th>\
         <th>simulated time (s)</th><th>requests completed</th><th>reads checked</th>\
         <th>integrity violations</th><th>wall (s)</th><th>precondition (s)</th>\
-        <th>peak RSS (MiB)</th><th>events</th><th>simulated req/s</th></tr>\n");
+        <th>peak RSS (MiB)</th><th>events</th><th>simulated req/s</th></tr>\n",
+    );
     for r in reports {
         let cells = [
             r.flashtail_version.clone(),
@@ -97,13 +107,26 @@ fn provenance(h: &mut String, meta: &CompareMeta, reports: &[RunReport]) {
     }
     h.push_str("</table>\n");
     // Ingestion facts can differ per run (e.g. wrapped requests); show each run's.
-    let noted: Vec<&RunReport> = reports.iter().filter(|r| !r.workload_notes.is_empty()).collect();
+    let noted: Vec<&RunReport> = reports
+        .iter()
+        .filter(|r| !r.workload_notes.is_empty())
+        .collect();
     if !noted.is_empty() {
         h.push_str("<details><summary>Workload notes per run</summary>\n<dl class=\"prov\">\n");
         for r in noted {
-            let _ = writeln!(h, "<dt>{}</dt><dd>{}</dd>", escape_html(&r.scheme), escape_html(&r.workload));
+            let _ = writeln!(
+                h,
+                "<dt>{}</dt><dd>{}</dd>",
+                escape_html(&r.scheme),
+                escape_html(&r.workload)
+            );
             for (k, v) in &r.workload_notes {
-                let _ = writeln!(h, "<dt>&nbsp;&nbsp;{}</dt><dd>{}</dd>", escape_html(k), escape_html(v));
+                let _ = writeln!(
+                    h,
+                    "<dt>&nbsp;&nbsp;{}</dt><dd>{}</dd>",
+                    escape_html(k),
+                    escape_html(v)
+                );
             }
         }
         h.push_str("</dl>\n</details>\n");
@@ -113,15 +136,27 @@ fn provenance(h: &mut String, meta: &CompareMeta, reports: &[RunReport]) {
 fn figures(h: &mut String, reports: &[RunReport]) {
     h.push_str("<h2>Figures</h2>\n<div class=\"figs\">\n");
     let figs = [
-        (false, svg::cdf_svg(reports, "read", "reads"), "Latency CDF of reads; further left is faster."),
-        (false, svg::cdf_svg(reports, "write", "writes"), "Latency CDF of writes."),
+        (
+            false,
+            svg::cdf_svg(reports, "read", "reads"),
+            "Latency CDF of reads; further left is faster.",
+        ),
+        (
+            false,
+            svg::cdf_svg(reports, "write", "writes"),
+            "Latency CDF of writes.",
+        ),
         (
             false,
             svg::tail_svg(reports, "read", "reads"),
             "Tail of reads: the fraction of reads slower than each latency. GC-induced tails \
              show as lines that stay high further to the right than nogc.",
         ),
-        (false, svg::tail_svg(reports, "write", "writes"), "Tail of writes, as above."),
+        (
+            false,
+            svg::tail_svg(reports, "write", "writes"),
+            "Tail of writes, as above.",
+        ),
         (
             true,
             svg::percentiles_svg(reports),
@@ -135,7 +170,7 @@ fn figures(h: &mut String, reports: &[RunReport]) {
              that waited behind a GC operation at least once.",
         ),
         (
-            false,
+            true,
             svg::free_blocks_svg(reports),
             "Free blocks summed over all planes, over simulated time.",
         ),
@@ -146,10 +181,18 @@ fn figures(h: &mut String, reports: &[RunReport]) {
         match fig {
             Ok(svg) => h.push_str(&svg),
             Err(e) => {
-                let _ = write!(h, "<p class=\"fig-error\">Figure could not be drawn: {}</p>", escape_html(&e));
+                let _ = write!(
+                    h,
+                    "<p class=\"fig-error\">Figure could not be drawn: {}</p>",
+                    escape_html(&e)
+                );
             }
         }
-        let _ = writeln!(h, "<figcaption>{}</figcaption></figure>", escape_html(caption));
+        let _ = writeln!(
+            h,
+            "<figcaption>{}</figcaption></figure>",
+            escape_html(caption)
+        );
     }
     h.push_str("</div>\n");
 }
@@ -157,7 +200,8 @@ fn figures(h: &mut String, reports: &[RunReport]) {
 fn configuration(h: &mut String, meta: &CompareMeta, reports: &[RunReport]) {
     h.push_str("<h2>Configuration</h2>\n");
     let pretty = |v: &serde_json::Value| {
-        serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("(not representable as JSON: {e})"))
+        serde_json::to_string_pretty(v)
+            .unwrap_or_else(|e| format!("(not representable as JSON: {e})"))
     };
     let _ = writeln!(
         h,
@@ -180,6 +224,9 @@ mod tests {
 
     #[test]
     fn escapes_markup_and_quotes() {
-        assert_eq!(escape_html(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+        assert_eq!(
+            escape_html(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
     }
 }

@@ -47,8 +47,12 @@ struct Summary<'a> {
 
 /// Renders `summary.json` (meta + every report, pretty-printed).
 pub fn summary_json(meta: &CompareMeta, reports: &[RunReport]) -> Result<String, ReportError> {
-    let mut s = serde_json::to_string_pretty(&Summary { meta, reports })
-        .map_err(|source| ReportError::Json { what: "summary.json".into(), source })?;
+    let mut s = serde_json::to_string_pretty(&Summary { meta, reports }).map_err(|source| {
+        ReportError::Json {
+            what: "summary.json".into(),
+            source,
+        }
+    })?;
     s.push('\n');
     Ok(s)
 }
@@ -61,8 +65,10 @@ pub fn write_outputs(
     meta: &CompareMeta,
     reports: &[RunReport],
 ) -> Result<Vec<PathBuf>, ReportError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|source| ReportError::CreateDir { path: dir.to_path_buf(), source })?;
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     // Render everything before writing anything, so a failure leaves no half-written set.
     let files = [
         ("summary.json", summary_json(meta, reports)?),
@@ -73,8 +79,10 @@ pub fn write_outputs(
     let mut written = Vec::with_capacity(files.len());
     for (name, content) in files {
         let path = dir.join(name);
-        std::fs::write(&path, content)
-            .map_err(|source| ReportError::Write { path: path.clone(), source })?;
+        std::fs::write(&path, content).map_err(|source| ReportError::Write {
+            path: path.clone(),
+            source,
+        })?;
         written.push(path);
     }
     Ok(written)

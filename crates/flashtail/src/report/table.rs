@@ -28,7 +28,10 @@ pub fn format_table(reports: &[RunReport]) -> String {
     };
     let mut out = String::new();
     for (title, pick) in [
-        ("Reads", (|r: &RunReport| &r.reads) as fn(&RunReport) -> &LatencySummary),
+        (
+            "Reads",
+            (|r: &RunReport| &r.reads) as fn(&RunReport) -> &LatencySummary,
+        ),
         ("Writes", |r: &RunReport| &r.writes),
     ] {
         out.push_str(&format!("{title} ({ratio_note})\n"));
@@ -43,7 +46,11 @@ pub fn format_table(reports: &[RunReport]) -> String {
                     let v = get(s);
                     let cell = match base {
                         Some(b) => {
-                            format!("{} ({})", ms3(v), ratio_str(ratio(v, get(pick(&reports[b])))))
+                            format!(
+                                "{} ({})",
+                                ms3(v),
+                                ratio_str(ratio(v, get(pick(&reports[b]))))
+                            )
                         }
                         None => ms3(v),
                     };

@@ -3,7 +3,10 @@
 //! axis; they are drawn at the axis' left edge rather than dropped, so the curve still
 //! starts at the right height.
 
-use super::{decade_range, line_legend, log_ticks, note, render, scheme_colors, FONT, HALF};
+use super::{
+    frame, log_ticks, nice_log_range, note, render, scheme_colors, scheme_entries, Swatch, FONT,
+    HALF, LIGHT_GRID,
+};
 use crate::report::csv_out::cdf_of;
 use crate::report::fmt::axis_num;
 use crate::stats::RunReport;
@@ -17,14 +20,30 @@ pub(crate) fn cdf_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<Str
     let colors = scheme_colors(reports);
     render(HALF, |root| {
         let (lo, hi) = latency_range(reports, op);
-        let mut chart = ChartBuilder::on(root)
-            .caption(format!("Latency CDF, {noun}"), (FONT, 20))
+        // Only schemes that have data here get a legend entry; colours stay per scheme.
+        let entries: Vec<_> = scheme_entries(reports)
+            .into_iter()
+            .zip(reports)
+            .filter(|(_, r)| !cdf_of(r, op).points.is_empty())
+            .map(|(e, _)| e)
+            .collect();
+        let plot = frame(
+            root,
+            &format!("Latency CDF, {noun}"),
+            &entries,
+            Swatch::Line,
+        )?;
+        let mut chart = ChartBuilder::on(&plot)
             .margin(12)
             .x_label_area_size(48)
             .y_label_area_size(64)
-            .build_cartesian_2d((lo..hi).log_scale().with_key_points(log_ticks(lo, hi)), 0f64..1f64)?;
+            .build_cartesian_2d(
+                (lo..hi).log_scale().with_key_points(log_ticks(lo, hi)),
+                0f64..1f64,
+            )?;
         chart
             .configure_mesh()
+            .light_line_style(LIGHT_GRID)
             .x_desc("latency (ms, log scale)")
             .y_desc(format!("fraction of {noun} ≤ latency"))
             .x_label_formatter(&|v| axis_num(*v))
@@ -38,22 +57,13 @@ pub(crate) fn cdf_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<Str
                 continue;
             }
             any = true;
-            let line = pts.iter().map(|&(ns, p)| ((ns as f64 / NS_PER_MS).max(lo), p.clamp(0.0, 1.0)));
-            chart
-                .draw_series(LineSeries::new(line, c.stroke_width(2)))?
-                .label(r.scheme.as_str())
-                .legend(line_legend(*c));
+            let line = pts
+                .iter()
+                .map(|&(ns, p)| ((ns as f64 / NS_PER_MS).max(lo), p.clamp(0.0, 1.0)));
+            chart.draw_series(LineSeries::new(line, c.stroke_width(2)))?;
         }
-        if any {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.4))
-                .label_font((FONT, 13))
-                .draw()?;
-        } else {
-            note(root, &format!("no {noun} in these runs"))?;
+        if !any {
+            note(&plot, &format!("no {noun} in these runs"))?;
         }
         Ok(())
     })
@@ -61,8 +71,11 @@ pub(crate) fn cdf_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<Str
 
 /// Log-axis bounds (ms) covering every positive latency of `op` across the runs.
 pub(crate) fn latency_range(reports: &[RunReport], op: &str) -> (f64, f64) {
-    let values = reports
-        .iter()
-        .flat_map(|r| cdf_of(r, op).points.iter().map(|&(ns, _)| ns as f64 / NS_PER_MS));
-    decade_range(values, (1e-3, 1.0))
+    let values = reports.iter().flat_map(|r| {
+        cdf_of(r, op)
+            .points
+            .iter()
+            .map(|&(ns, _)| ns as f64 / NS_PER_MS)
+    });
+    nice_log_range(values, (1e-3, 1.0))
 }

@@ -2,13 +2,14 @@
 //! scheme — shows how close each scheme runs to the GC thresholds. The time unit (µs, ms
 //! or s) follows the run length so tick labels stay short.
 
-use super::{line_legend, note, render, scheme_colors, FONT, HALF};
+use super::{frame, note, render, scheme_colors, scheme_entries, Swatch, FONT, FULL, LIGHT_GRID};
+use crate::report::fmt::axis_num;
 use crate::stats::RunReport;
 use plotters::prelude::*;
 
 pub(crate) fn free_blocks_svg(reports: &[RunReport]) -> Result<String, String> {
     let colors = scheme_colors(reports);
-    render(HALF, |root| {
+    render(FULL, |root| {
         let t_max = reports
             .iter()
             .flat_map(|r| r.free_blocks.iter().map(|s| s.time_ns))
@@ -22,16 +23,30 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport]) -> Result<String, String> {
             .max()
             .unwrap_or(0);
         let y_hi = (y_max as f64 * 1.1).max(1.0);
-        let mut chart = ChartBuilder::on(root)
-            .caption("Free blocks over time", (FONT, 20))
+        // Only schemes that have data here get a legend entry; colours stay per scheme.
+        let entries: Vec<_> = scheme_entries(reports)
+            .into_iter()
+            .zip(reports)
+            .filter(|(_, r)| !r.free_blocks.is_empty())
+            .map(|(e, _)| e)
+            .collect();
+        let plot = frame(
+            root,
+            &"Free blocks over time".to_string(),
+            &entries,
+            Swatch::Line,
+        )?;
+        let mut chart = ChartBuilder::on(&plot)
             .margin(12)
             .x_label_area_size(48)
             .y_label_area_size(72)
             .build_cartesian_2d(0f64..x_hi, 0f64..y_hi)?;
         chart
             .configure_mesh()
+            .light_line_style(LIGHT_GRID)
             .x_desc(format!("simulated time ({unit})"))
             .y_desc("free blocks (all planes)")
+            .x_label_formatter(&|v| axis_num(*v))
             .y_label_formatter(&|v| format!("{v:.0}"))
             .label_style((FONT, 13))
             .draw()?;
@@ -41,22 +56,14 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport]) -> Result<String, String> {
                 continue;
             }
             any = true;
-            let line = r.free_blocks.iter().map(|s| (s.time_ns as f64 / div, s.total_free_blocks as f64));
-            chart
-                .draw_series(LineSeries::new(line, c.stroke_width(2)))?
-                .label(r.scheme.as_str())
-                .legend(line_legend(*c));
+            let line = r
+                .free_blocks
+                .iter()
+                .map(|s| (s.time_ns as f64 / div, s.total_free_blocks as f64));
+            chart.draw_series(LineSeries::new(line, c.stroke_width(2)))?;
         }
-        if any {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.4))
-                .label_font((FONT, 13))
-                .draw()?;
-        } else {
-            note(root, "no free-block samples in these runs")?;
+        if !any {
+            note(&plot, "no free-block samples in these runs")?;
         }
         Ok(())
     })
@@ -65,8 +72,8 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport]) -> Result<String, String> {
 /// Unit name and ns divisor for a time axis ending at `t_max_ns`.
 fn time_unit(t_max_ns: u64) -> (&'static str, f64) {
     match t_max_ns {
-        t if t >= 10_000_000_000 => ("s", 1e9),
-        t if t >= 10_000_000 => ("ms", 1e6),
+        t if t >= 2_000_000_000 => ("s", 1e9),
+        t if t >= 2_000_000 => ("ms", 1e6),
         _ => ("µs", 1e3),
     }
 }

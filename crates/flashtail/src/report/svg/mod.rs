@@ -20,6 +20,7 @@ pub(crate) use waits::waits_svg;
 use crate::stats::RunReport;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::error::Error;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -32,6 +33,9 @@ pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 pub(crate) type DrawResult = Result<(), Box<dyn Error>>;
 
 pub(crate) const FONT: &str = "sans-serif";
+
+/// Minor grid lines: barely visible, so data lines dominate.
+pub(crate) const LIGHT_GRID: RGBColor = RGBColor(246, 246, 246);
 
 /// Colour-blind-safe palette (Okabe–Ito, then a few distinct extras) for non-baseline
 /// schemes, in the order they appear; `nogc` is always black so the reference stands out.
@@ -87,10 +91,10 @@ pub(crate) fn render(
 }
 
 /// Tick positions for a log axis over `[lo, hi]`: every decade, plus 2× and 5× steps
-/// when the range spans too few decades to show more than a couple of ticks.
+/// when the range spans three decades or less (otherwise a couple of ticks is all).
 pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
-    let dense = b - a <= 2;
+    let dense = (hi / lo).log10() <= 3.01;
     let mut ticks = Vec::new();
     for e in a..=b {
         let d = 10f64.powi(e);
@@ -105,9 +109,25 @@ pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     ticks
 }
 
-/// Decade bounds `[10^floor(log10 min), 10^ceil(log10 max)]` of positive values, or
-/// `default` when there are none; never a zero-width range (log axes need lo < hi).
-pub(crate) fn decade_range(values: impl Iterator<Item = f64>, default: (f64, f64)) -> (f64, f64) {
+/// Nearest 1-2-5 step (1, 2, 5 × 10^k) at or below `v` (`up` false) or at or above it.
+fn step125(v: f64, up: bool) -> f64 {
+    let d = 10f64.powi(v.log10().floor() as i32);
+    let steps = [d, 2.0 * d, 5.0 * d, 10.0 * d];
+    // Tolerate float noise so a value of exactly 0.2 stays 0.2.
+    let eps = 1e-9 * v;
+    if up {
+        steps
+            .into_iter()
+            .find(|s| *s >= v - eps)
+            .unwrap_or(10.0 * d)
+    } else {
+        steps.into_iter().rev().find(|s| *s <= v + eps).unwrap_or(d)
+    }
+}
+
+/// Log-axis bounds on 1-2-5 steps around the positive values, or `default` when there
+/// are none; never a zero-width range (a log axis needs lo < hi).
+pub(crate) fn nice_log_range(values: impl Iterator<Item = f64>, default: (f64, f64)) -> (f64, f64) {
     let (mut lo, mut hi) = (f64::INFINITY, 0f64);
     for v in values.filter(|v| v.is_finite() && *v > 0.0) {
         lo = lo.min(v);
@@ -116,10 +136,10 @@ pub(crate) fn decade_range(values: impl Iterator<Item = f64>, default: (f64, f64
     if !lo.is_finite() {
         return default;
     }
-    let lo = 10f64.powi(lo.log10().floor() as i32);
-    let mut hi = 10f64.powi(hi.log10().ceil() as i32);
+    let lo = step125(lo, false);
+    let mut hi = step125(hi, true);
     if hi <= lo {
-        hi = lo * 10.0;
+        hi = step125(lo * 1.5, true);
     }
     (lo, hi)
 }
@@ -129,17 +149,75 @@ pub(crate) fn note(area: &Area<'_>, text: &str) -> DrawResult {
     let (w, h) = area.dim_in_pixel();
     let style = TextStyle::from((FONT, 18).into_font())
         .color(&RGBColor(110, 110, 110))
-        .pos(plotters::style::text_anchor::Pos::new(
-            plotters::style::text_anchor::HPos::Center,
-            plotters::style::text_anchor::VPos::Center,
-        ));
+        .pos(Pos::new(HPos::Center, VPos::Center));
     area.draw_text(text, &style, (w as i32 / 2, h as i32 / 2))?;
     Ok(())
 }
 
-/// Legend entry for a line series: a short thick stroke in the series colour.
-pub(crate) fn line_legend(c: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
-    move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], c.stroke_width(3))
+/// How a legend entry shows its colour: a stroke for lines, a box for bars.
+#[derive(Clone, Copy)]
+pub(crate) enum Swatch {
+    Line,
+    Box,
+}
+
+/// One legend entry per report, in the scheme colours.
+pub(crate) fn scheme_entries(reports: &[RunReport]) -> Vec<(String, RGBColor)> {
+    reports
+        .iter()
+        .map(|r| r.scheme.clone())
+        .zip(scheme_colors(reports))
+        .collect()
+}
+
+const LEGEND_ROW: i32 = 22;
+const LEGEND_LEFT: i32 = 70;
+
+/// Pixel width of one legend entry (swatch, gap, estimated label width, spacing).
+fn entry_width(name: &str) -> i32 {
+    24 + 8 * name.chars().count() as i32 + 24
+}
+
+/// Gives the figure its title and a legend strip above the plot, and returns the plot
+/// area. A legend outside the plot can never hide a line or a bar, whatever the data.
+pub(crate) fn frame<'a>(
+    root: &Area<'a>,
+    title: &str,
+    entries: &[(String, RGBColor)],
+    swatch: Swatch,
+) -> Result<Area<'a>, Box<dyn Error>> {
+    let body = root.titled(title, (FONT, 20))?;
+    let width = body.dim_in_pixel().0 as i32;
+    // Lay entries out left to right, wrapping to new rows when the strip is full.
+    let mut placed = Vec::with_capacity(entries.len());
+    let (mut x, mut row) = (LEGEND_LEFT, 0);
+    for (name, colour) in entries {
+        let w = entry_width(name);
+        if x + w > width && x > LEGEND_LEFT {
+            x = LEGEND_LEFT;
+            row += 1;
+        }
+        placed.push((x, row, name, colour));
+        x += w;
+    }
+    let rows = if entries.is_empty() { 0 } else { row + 1 };
+    let (strip, plot) = body.split_vertically(rows * LEGEND_ROW + 6);
+    let style = TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    for (x, row, name, colour) in placed {
+        let y = row * LEGEND_ROW + LEGEND_ROW / 2;
+        match swatch {
+            Swatch::Line => strip.draw(&PathElement::new(
+                vec![(x, y), (x + 18, y)],
+                colour.stroke_width(3),
+            ))?,
+            Swatch::Box => strip.draw(&Rectangle::new(
+                [(x + 2, y - 7), (x + 16, y + 7)],
+                colour.filled(),
+            ))?,
+        }
+        strip.draw_text(name, &style, (x + 24, y))?;
+    }
+    Ok(plot)
 }
 
 #[cfg(test)]
@@ -149,19 +227,37 @@ mod tests {
     #[test]
     fn ticks_are_decades_or_1_2_5() {
         assert_eq!(log_ticks(1e-5, 1.0).len(), 6);
-        assert_eq!(log_ticks(0.1, 10.0), vec![0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]);
+        assert_eq!(
+            log_ticks(0.1, 10.0),
+            vec![0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+        );
+        assert_eq!(log_ticks(0.05, 50.0).len(), 10);
     }
 
     #[test]
-    fn decade_range_ignores_zero_and_never_collapses() {
-        assert_eq!(decade_range([0.0, 0.03, 4.0].into_iter(), (1.0, 2.0)), (0.01, 10.0));
-        assert_eq!(decade_range([0.0].into_iter(), (1.0, 2.0)), (1.0, 2.0));
-        assert_eq!(decade_range([1.0].into_iter(), (1.0, 2.0)), (1.0, 10.0));
+    fn nice_range_ignores_zero_and_never_collapses() {
+        assert_eq!(
+            nice_log_range([0.0, 0.03, 4.0].into_iter(), (1.0, 2.0)),
+            (0.02, 5.0)
+        );
+        assert_eq!(nice_log_range([0.0].into_iter(), (1.0, 2.0)), (1.0, 2.0));
+        assert_eq!(nice_log_range([1.0].into_iter(), (1.0, 2.0)), (1.0, 2.0));
+        assert_eq!(
+            nice_log_range([0.2, 0.2].into_iter(), (1.0, 2.0)),
+            (0.2, 0.5)
+        );
+        assert_eq!(
+            nice_log_range([0.09, 40.2].into_iter(), (1.0, 2.0)),
+            (0.05, 50.0)
+        );
     }
 
     #[test]
     fn baseline_is_black_and_others_distinct() {
-        let mk = |s: &str| RunReport { scheme: s.into(), ..Default::default() };
+        let mk = |s: &str| RunReport {
+            scheme: s.into(),
+            ..Default::default()
+        };
         let c = scheme_colors(&[mk("base"), mk("nogc"), mk("ttflash")]);
         assert_eq!(c[1], BLACK);
         assert_ne!(c[0], c[2]);

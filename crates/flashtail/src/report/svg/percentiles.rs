@@ -4,7 +4,9 @@
 //! Bars grow from 1× on a log axis, so a 100× slowdown and a 0.5× speed-up are both
 //! readable in one chart; a missing ratio (reference value 0) draws no bar.
 
-use super::{log_ticks, note, render, scheme_colors, FONT, FULL};
+use super::{
+    frame, log_ticks, note, render, scheme_colors, scheme_entries, Swatch, FONT, FULL, LIGHT_GRID,
+};
 use crate::report::baseline::{baseline_index, ratio};
 use crate::report::fmt::{axis_num, ratio_str};
 use crate::stats::{LatencySummary, RunReport};
@@ -58,17 +60,22 @@ pub(crate) fn percentiles_svg(reports: &[RunReport]) -> Result<String, String> {
         // Headroom above the tallest bar for its label; at least 0.5×..2× around 1×.
         let (lo, hi) = ((min / 1.5).min(0.5), (max * 2.0).max(2.0));
         let n = GROUPS.len() as i32 * SLOT;
-        let mut chart = ChartBuilder::on(root)
-            .caption(caption.as_str(), (FONT, 20))
+        let plot = frame(root, &caption, &scheme_entries(reports), Swatch::Box)?;
+        let mut chart = ChartBuilder::on(&plot)
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(64)
             .build_cartesian_2d(
-                (0..n).with_key_points((0..GROUPS.len() as i32).map(|g| g * SLOT + SLOT / 2).collect()),
+                (0..n).with_key_points(
+                    (0..GROUPS.len() as i32)
+                        .map(|g| g * SLOT + SLOT / 2)
+                        .collect(),
+                ),
                 (lo..hi).log_scale().with_key_points(log_ticks(lo, hi)),
             )?;
         chart
             .configure_mesh()
+            .light_line_style(LIGHT_GRID)
             .disable_x_mesh()
             .x_label_formatter(&|v| {
                 let g = ((*v).max(0) / SLOT) as usize;
@@ -80,40 +87,38 @@ pub(crate) fn percentiles_svg(reports: &[RunReport]) -> Result<String, String> {
             .label_style((FONT, 13))
             .draw()?;
         if reports.is_empty() {
-            note(root, "no runs")?;
+            note(&plot, "no runs")?;
             return Ok(());
         }
         // The reference line: 1× = as fast as the reference run.
-        chart.draw_series(LineSeries::new([(0, 1.0), (n, 1.0)], BLACK.mix(0.6).stroke_width(1)))?;
+        chart.draw_series(LineSeries::new(
+            [(0, 1.0), (n, 1.0)],
+            BLACK.mix(0.6).stroke_width(1),
+        ))?;
         // Each group's slot: 10% margins, then equal bar widths with a 10% gap each.
         let width = SLOT * 8 / 10 / reports.len() as i32;
-        let label_style = TextStyle::from((FONT, 12).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
-        for (s, (r, c)) in reports.iter().zip(&colors).enumerate() {
+        let label_style =
+            TextStyle::from((FONT, 12).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
+        for (s, c) in colors.iter().enumerate() {
             let bars: Vec<_> = ratios
                 .iter()
                 .enumerate()
                 .filter_map(|(g, row)| row[s].map(|v| (g, v)))
                 .collect();
             let x0 = |g: usize| g as i32 * SLOT + SLOT / 10 + s as i32 * width;
-            chart
-                .draw_series(bars.iter().map(|&(g, v)| {
-                    Rectangle::new([(x0(g), 1.0), (x0(g) + width * 9 / 10, v)], c.filled())
-                }))?
-                .label(r.scheme.as_str())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], c.filled()));
+            chart.draw_series(bars.iter().map(|&(g, v)| {
+                Rectangle::new([(x0(g), 1.0), (x0(g) + width * 9 / 10, v)], c.filled())
+            }))?;
             if reports.len() <= MAX_LABELLED_SCHEMES {
                 chart.draw_series(bars.iter().map(|&(g, v)| {
-                    Text::new(ratio_str(Some(v)), (x0(g) + width * 9 / 20, v.max(1.0)), label_style.clone())
+                    Text::new(
+                        ratio_str(Some(v)),
+                        (x0(g) + width * 9 / 20, v.max(1.0)),
+                        label_style.clone(),
+                    )
                 }))?;
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .label_font((FONT, 13))
-            .draw()?;
         Ok(())
     })
 }

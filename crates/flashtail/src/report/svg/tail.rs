@@ -5,7 +5,9 @@
 //! each line visibly ends at the scheme's maximum latency.
 
 use super::cdf::{latency_range, NS_PER_MS};
-use super::{line_legend, log_ticks, note, render, scheme_colors, FONT, HALF};
+use super::{
+    frame, log_ticks, note, render, scheme_colors, scheme_entries, Swatch, FONT, HALF, LIGHT_GRID,
+};
 use crate::report::csv_out::cdf_of;
 use crate::report::fmt::{axis_num, pow10_label};
 use crate::stats::RunReport;
@@ -16,9 +18,23 @@ pub(crate) fn tail_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<St
     render(HALF, |root| {
         let (lo, hi) = latency_range(reports, op);
         let floor = prob_floor(reports, op);
-        let y_ticks: Vec<f64> = (floor.log10().round() as i32..=0).map(|e| 10f64.powi(e)).collect();
-        let mut chart = ChartBuilder::on(root)
-            .caption(format!("Tail latency, {noun}: 1 − CDF"), (FONT, 20))
+        let y_ticks: Vec<f64> = (floor.log10().round() as i32..=0)
+            .map(|e| 10f64.powi(e))
+            .collect();
+        // Only schemes that have data here get a legend entry; colours stay per scheme.
+        let entries: Vec<_> = scheme_entries(reports)
+            .into_iter()
+            .zip(reports)
+            .filter(|(_, r)| !cdf_of(r, op).points.is_empty())
+            .map(|(e, _)| e)
+            .collect();
+        let plot = frame(
+            root,
+            &format!("Tail latency, {noun}: 1 − CDF"),
+            &entries,
+            Swatch::Line,
+        )?;
+        let mut chart = ChartBuilder::on(&plot)
             .margin(12)
             .x_label_area_size(48)
             .y_label_area_size(64)
@@ -28,6 +44,7 @@ pub(crate) fn tail_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<St
             )?;
         chart
             .configure_mesh()
+            .light_line_style(LIGHT_GRID)
             .x_desc("latency (ms, log scale)")
             .y_desc(format!("fraction of {noun} slower (log)"))
             .x_label_formatter(&|v| axis_num(*v))
@@ -44,21 +61,10 @@ pub(crate) fn tail_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<St
             let line = pts
                 .iter()
                 .map(|&(ns, p)| ((ns as f64 / NS_PER_MS).max(lo), (1.0 - p).clamp(floor, 1.0)));
-            chart
-                .draw_series(LineSeries::new(line, c.stroke_width(2)))?
-                .label(r.scheme.as_str())
-                .legend(line_legend(*c));
+            chart.draw_series(LineSeries::new(line, c.stroke_width(2)))?;
         }
-        if any {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.4))
-                .label_font((FONT, 13))
-                .draw()?;
-        } else {
-            note(root, &format!("no {noun} in these runs"))?;
+        if !any {
+            note(&plot, &format!("no {noun} in these runs"))?;
         }
         Ok(())
     })

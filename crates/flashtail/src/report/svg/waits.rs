@@ -3,7 +3,7 @@
 //! at all printed above the bar. Shares, not absolute ns, so runs of different length
 //! compare; the absolute totals are in `summary.json`.
 
-use super::{note, render, Area, DrawResult, FONT, FULL};
+use super::{frame, note, render, Swatch, FONT, FULL, LIGHT_GRID};
 use crate::report::fmt::pct;
 use crate::stats::RunReport;
 use plotters::prelude::*;
@@ -22,15 +22,24 @@ const KNOWN: [(&str, RGBColor); 6] = [
 /// Horizontal coordinate units per scheme (integer axis: see `percentiles.rs`).
 const SLOT: i32 = 10_000;
 
-const EXTRA: [RGBColor; 3] = [RGBColor(120, 94, 240), RGBColor(140, 86, 75), RGBColor(86, 180, 233)];
+const EXTRA: [RGBColor; 3] = [
+    RGBColor(120, 94, 240),
+    RGBColor(140, 86, 75),
+    RGBColor(86, 180, 233),
+];
 
 /// Causes present in any run (nonzero), in stacking order, each with its colour.
 fn causes(reports: &[RunReport]) -> Vec<(String, RGBColor)> {
     let used = |name: &str| {
-        reports.iter().any(|r| r.waits.wait_ns_by_cause.get(name).is_some_and(|&ns| ns > 0))
+        reports
+            .iter()
+            .any(|r| r.waits.wait_ns_by_cause.get(name).is_some_and(|&ns| ns > 0))
     };
-    let mut out: Vec<(String, RGBColor)> =
-        KNOWN.iter().filter(|(n, _)| used(n)).map(|(n, c)| (n.to_string(), *c)).collect();
+    let mut out: Vec<(String, RGBColor)> = KNOWN
+        .iter()
+        .filter(|(n, _)| used(n))
+        .map(|(n, c)| (n.to_string(), *c))
+        .collect();
     let mut extra: Vec<&String> = reports
         .iter()
         .flat_map(|r| r.waits.wait_ns_by_cause.keys())
@@ -47,27 +56,37 @@ fn causes(reports: &[RunReport]) -> Vec<(String, RGBColor)> {
 pub(crate) fn waits_svg(reports: &[RunReport]) -> Result<String, String> {
     let causes = causes(reports);
     render(FULL, |root| {
-        let body = root.titled("Wait time by cause (share of each run's total wait)", (FONT, 20))?;
-        let (strip, plot) = body.split_vertically(34);
-        cause_legend(&strip, &causes)?;
+        let title = "Wait time by cause (share of each run's total wait)";
+        let plot = frame(root, title, &causes, Swatch::Box)?;
         let n = reports.len().max(1) as i32 * SLOT;
         let mut chart = ChartBuilder::on(&plot)
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(64)
             .build_cartesian_2d(
-                (0..n).with_key_points((0..reports.len() as i32).map(|i| i * SLOT + SLOT / 2).collect()),
+                (0..n).with_key_points(
+                    (0..reports.len() as i32)
+                        .map(|i| i * SLOT + SLOT / 2)
+                        .collect(),
+                ),
                 0f64..112f64,
             )?;
         chart
             .configure_mesh()
+            .light_line_style(LIGHT_GRID)
             .disable_x_mesh()
             .x_label_formatter(&|v| {
                 let i = ((*v).max(0) / SLOT) as usize;
                 reports.get(i).map(|r| r.scheme.clone()).unwrap_or_default()
             })
             // The headroom above 100% holds the captions; it gets no tick label.
-            .y_label_formatter(&|v| if *v > 100.0 { String::new() } else { format!("{v:.0}%") })
+            .y_label_formatter(&|v| {
+                if *v > 100.0 {
+                    String::new()
+                } else {
+                    format!("{v:.0}%")
+                }
+            })
             .y_desc("share of total wait")
             .label_style((FONT, 13))
             .draw()?;
@@ -75,47 +94,44 @@ pub(crate) fn waits_svg(reports: &[RunReport]) -> Result<String, String> {
             note(&plot, "no runs")?;
             return Ok(());
         }
-        let above = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
-        let centre = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Center, VPos::Center));
+        let above =
+            TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
+        let centre =
+            TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Center, VPos::Center));
         // Long captions only while bars are wide enough to hold them.
         let long = reports.len() <= 8;
         for (i, r) in reports.iter().enumerate() {
             let mid = i as i32 * SLOT + SLOT / 2;
             let (x0, x1) = (mid - SLOT * 3 / 10, mid + SLOT * 3 / 10);
             let by_cause = &r.waits.wait_ns_by_cause;
-            let total: u64 = causes.iter().map(|(c, _)| by_cause.get(c).copied().unwrap_or(0)).sum();
+            let total: u64 = causes
+                .iter()
+                .map(|(c, _)| by_cause.get(c).copied().unwrap_or(0))
+                .sum();
             if total == 0 {
                 chart.draw_series([Text::new("no waits", (mid, 50.0), centre.clone())])?;
             } else {
                 let mut y = 0.0;
                 for (cause, colour) in &causes {
-                    let share = by_cause.get(cause).copied().unwrap_or(0) as f64 / total as f64 * 100.0;
+                    let share =
+                        by_cause.get(cause).copied().unwrap_or(0) as f64 / total as f64 * 100.0;
                     if share > 0.0 {
-                        chart.draw_series([Rectangle::new([(x0, y), (x1, y + share)], colour.filled())])?;
+                        chart.draw_series([Rectangle::new(
+                            [(x0, y), (x1, y + share)],
+                            colour.filled(),
+                        )])?;
                     }
                     y += share;
                 }
             }
             let gc = pct(r.waits.share_waited_on_gc);
-            let text = if long { format!("waited on GC: {gc}") } else { gc };
+            let text = if long {
+                format!("waited on GC: {gc}")
+            } else {
+                gc
+            };
             chart.draw_series([Text::new(text, (mid, 101.5), above.clone())])?;
         }
         Ok(())
     })
-}
-
-/// A one-line legend of cause colours, drawn above the chart so it never covers a bar.
-fn cause_legend(strip: &Area<'_>, causes: &[(String, RGBColor)]) -> DrawResult {
-    if causes.is_empty() {
-        return Ok(());
-    }
-    let style = TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-    let mut x = 80;
-    let y = 17;
-    for (name, colour) in causes {
-        strip.draw(&Rectangle::new([(x, y - 7), (x + 14, y + 7)], colour.filled()))?;
-        strip.draw_text(name, &style, (x + 20, y))?;
-        x += 20 + 8 * name.chars().count() as i32 + 28;
-    }
-    Ok(())
 }
