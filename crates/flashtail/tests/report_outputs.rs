@@ -471,3 +471,20 @@ fn demo_report_to_tmp() {
         println!("wrote {}", f.display());
     }
 }
+
+#[test]
+#[ignore = "writes an edge-case report to /tmp/flashtail-report-edge for visual inspection"]
+fn edge_demo_to_tmp() {
+    let mut no_writes = fake_report("readonly", 2.0);
+    no_writes.writes = LatencySummary::default();
+    no_writes.cdf_writes = Cdf::default();
+    no_writes.waits = WaitBreakdown::default();
+    let mut zeros = fake_report("zeros", 1.0);
+    zeros.cdf_reads.points = vec![(0, 0.5), (0, 0.9), (300_000, 1.0)];
+    let mut one = fake_report("one-sample", 1.0);
+    one.cdf_reads.points = vec![(123_456, 1.0)];
+    let reports = vec![no_writes, zeros, one];
+    let dir = PathBuf::from("/tmp/flashtail-report-edge");
+    write_outputs(&dir, &CompareMeta::default(), &reports).expect("write edge demo");
+    write_outputs(&dir.join("empty"), &CompareMeta::default(), &[]).expect("write empty");
+}

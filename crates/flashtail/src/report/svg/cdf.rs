@@ -4,8 +4,8 @@
 //! starts at the right height.
 
 use super::{
-    frame, log_ticks, nice_log_range, note, render, scheme_colors, scheme_entries, Swatch, FONT,
-    HALF, LIGHT_GRID,
+    frame, log_ticks, nice_log_range, note, render, scheme_colors, scheme_entries, steps, Swatch,
+    FONT, HALF, LIGHT_GRID,
 };
 use crate::report::csv_out::cdf_of;
 use crate::report::fmt::axis_num;
@@ -60,7 +60,13 @@ pub(crate) fn cdf_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<Str
             let line = pts
                 .iter()
                 .map(|&(ns, p)| ((ns as f64 / NS_PER_MS).max(lo), p.clamp(0.0, 1.0)));
-            chart.draw_series(LineSeries::new(line, c.stroke_width(2)))?;
+            let line = steps(line);
+            if let [only] = line.as_slice() {
+                // One point draws no line: mark it instead.
+                chart.draw_series([Circle::new(*only, 4, c.filled())])?;
+            } else {
+                chart.draw_series(LineSeries::new(line, c.stroke_width(2)))?;
+            }
         }
         if !any {
             note(&plot, &format!("no {noun} in these runs"))?;

@@ -154,6 +154,20 @@ pub(crate) fn note(area: &Area<'_>, text: &str) -> DrawResult {
     Ok(())
 }
 
+/// An empirical CDF drawn as what it is, a step function: between two reported points
+/// the curve holds the earlier level and jumps at the next latency, rather than a
+/// straight line that would invent values between sparse tail points.
+pub(crate) fn steps(points: impl Iterator<Item = (f64, f64)>) -> Vec<(f64, f64)> {
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for (x, y) in points {
+        if let Some(&(_, prev_y)) = out.last() {
+            out.push((x, prev_y));
+        }
+        out.push((x, y));
+    }
+    out
+}
+
 /// How a legend entry shows its colour: a stroke for lines, a box for bars.
 #[derive(Clone, Copy)]
 pub(crate) enum Swatch {
@@ -250,6 +264,16 @@ mod tests {
             nice_log_range([0.09, 40.2].into_iter(), (1.0, 2.0)),
             (0.05, 50.0)
         );
+    }
+
+    #[test]
+    fn steps_hold_the_level_until_the_next_point() {
+        let s = steps([(1.0, 0.5), (2.0, 0.9), (4.0, 1.0)].into_iter());
+        assert_eq!(
+            s,
+            vec![(1.0, 0.5), (2.0, 0.5), (2.0, 0.9), (4.0, 0.9), (4.0, 1.0)]
+        );
+        assert_eq!(steps([(3.0, 1.0)].into_iter()), vec![(3.0, 1.0)]);
     }
 
     #[test]
