@@ -27,7 +27,7 @@ fn summary(count: u64, base_ns: u64, scale: f64) -> LatencySummary {
         p99_99_ns: s(20),
         p99_999_ns: s(30),
         max_ns: s(40),
-        samples_at_or_above: BTreeMap::new(),
+        samples_at_or_above: [("p99".to_string(), count / 100), ("p99_99".into(), 10)].into(),
         exact: true,
         relative_error: 0.0,
     }
@@ -232,6 +232,7 @@ fn html_is_self_contained_escaped_and_has_all_figures() {
     assert!(html.contains("none &quot;really&quot;"));
     assert!(html.contains("base&lt;b&gt;") && !html.contains("base<b>"));
     assert!(html.contains("<details>"));
+    assert!(html.contains("p99_99: 10"), "samples behind percentiles missing");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -36,7 +36,7 @@ pre{background:#f7f7f7;padding:10px;overflow-x:auto;font-size:13px}
 .figs{display:flex;flex-wrap:wrap;gap:10px}
 figure{margin:0;border:1px solid #ddd} figcaption{font-size:13px;padding:4px 8px;max-width:620px;color:#444}
 figure.full figcaption{max-width:1270px}
-.fig-error{color:#a00;padding:8px}
+.fig-error{color:#a00;padding:8px} td.bad{background:#fdd;color:#a00;font-weight:bold}
 ";
 
 /// Renders the whole page.
@@ -58,6 +58,7 @@ pub fn render_html(meta: &CompareMeta, reports: &[RunReport]) -> String {
     h.push_str("<h2>Latency and GC summary</h2>\n<pre>");
     h.push_str(&escape_html(&format_table(reports)));
     h.push_str("</pre>\n");
+    evidence(&mut h, reports);
     figures(&mut h, reports);
     configuration(&mut h, meta, reports);
     h.push_str("</body>\n</html>\n");
@@ -69,8 +70,9 @@ fn provenance(h: &mut String, meta: &CompareMeta, reports: &[RunReport]) {
     let mut row = |k: &str, v: &str| {
         let _ = writeln!(h, "<dt>{}</dt><dd>{}</dd>", escape_html(k), escape_html(v));
     };
-    row("workload", &meta.workload);
-    row("device", &meta.device);
+    let given = |v: &str| if v.is_empty() { "(not given)".to_string() } else { v.to_string() };
+    row("workload", &given(&meta.workload));
+    row("device", &given(&meta.device));
     for (k, v) in &meta.notes {
         row(k, v);
     }
@@ -100,8 +102,11 @@ fn provenance(h: &mut String, meta: &CompareMeta, reports: &[RunReport]) {
             sig3(r.cost.simulated_requests_per_second),
         ];
         let _ = write!(h, "<tr><td>{}</td>", escape_html(&r.scheme));
-        for c in cells {
-            let _ = write!(h, "<td class=\"n\">{}</td>", escape_html(&c));
+        for (i, c) in cells.iter().enumerate() {
+            // A stale read is a simulator bug; make it impossible to overlook.
+            let bad = i == 5 && r.integrity.violations > 0;
+            let class = if bad { "n bad" } else { "n" };
+            let _ = write!(h, "<td class=\"{class}\">{}</td>", escape_html(c));
         }
         h.push_str("</tr>\n");
     }
@@ -131,6 +136,37 @@ fn provenance(h: &mut String, meta: &CompareMeta, reports: &[RunReport]) {
         }
         h.push_str("</dl>\n</details>\n");
     }
+}
+
+/// How many samples stand behind each percentile, and whether percentiles are exact:
+/// p99.99 of 100k requests rests on 10 samples, and a reader must be able to see that.
+fn evidence(h: &mut String, reports: &[RunReport]) {
+    if reports.is_empty() {
+        return;
+    }
+    h.push_str("<details><summary>Samples behind each percentile</summary>\n<table>\n\
+        <tr><th>scheme</th><th>op</th><th>count</th><th>percentiles</th>\
+        <th>samples at or above</th></tr>\n");
+    for r in reports {
+        for (op, s) in [("read", &r.reads), ("write", &r.writes), ("all", &r.all)] {
+            let kind = if s.exact {
+                "exact".to_string()
+            } else {
+                format!("histogram, ≤ {} relative error", super::fmt::pct(s.relative_error))
+            };
+            let samples: Vec<String> =
+                s.samples_at_or_above.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+            let _ = writeln!(
+                h,
+                "<tr><td>{}</td><td>{op}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>",
+                escape_html(&r.scheme),
+                s.count,
+                escape_html(&kind),
+                escape_html(&samples.join(", "))
+            );
+        }
+    }
+    h.push_str("</table>\n</details>\n");
 }
 
 fn figures(h: &mut String, reports: &[RunReport]) {
