@@ -72,7 +72,7 @@ pub fn precondition(
         Precondition::Aged { ratio } => {
             // Valid pages = r/2 of the device, parity pages (RAIN) included.
             let want = ratio / 2.0 * geo.total_pages_u64() as f64;
-            ((want / ftl.l2p.len() as f64).min(1.0), "aged")
+            (fill_for(want, ftl.logical_pages as f64, rain), "aged")
         }
     };
     // Pass 1: choose the mapped logical pages (bitset) and count them per plane.
@@ -170,6 +170,28 @@ pub fn precondition(
         summary.mapped_pages += per_plane[pl] as u64;
     }
     Ok(summary)
+}
+
+/// The data fill whose expected valid pages (data, plus one parity page per stripe with any
+/// data) equal `want` (bisection: the expectation grows with the fill).
+fn fill_for(want: f64, data: f64, rain: Option<&Rain>) -> f64 {
+    let mapped = |f: f64| match rain {
+        Some(r) => f * data + r.stripes as f64 * (1.0 - (1.0 - f).powi(r.width as i32 - 1)),
+        None => f * data,
+    };
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    if mapped(hi) <= want {
+        return 1.0;
+    }
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if mapped(mid) < want {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// Valid counts for the used blocks of a steady-state plane holding `v` valid pages and

@@ -2,10 +2,13 @@
 //! shared/specs/02-ttflash.md): logical pages are striped RAID-5 style over the N channels;
 //! a stripe holds N−1 data pages and one parity page, parity rotating from stripe to stripe.
 //!
-//! Artifact layout: stripe s = lpn / (N−1); the parity channel is s mod N; data page i of the
-//! stripe goes to channel i, shifted by one at or past the parity channel; all pages of a
-//! stripe sit at the same (chip, die, plane) position of their channels — a *plane group* —
-//! chosen as s mod (planes per channel). Parity pages are mapped like data pages, under
+//! Layout (the artifact's, with one correction): stripe s = lpn / (N−1); all pages of a stripe
+//! sit at the same (chip, die, plane) position of their channels — a *plane group* — chosen as
+//! g = s mod G (G = planes per channel); data page i goes to channel i, shifted by one at or
+//! past the parity channel. The parity channel rotates among the stripes *of a group*:
+//! (s / G) mod N. (Taking s mod N, as a literal reading of the artifact suggests, ties the
+//! parity channel to the group whenever G is a multiple of N, piling every parity page of a
+//! group onto one plane.) Parity pages are mapped like data pages, under
 //! logical ids `logical_pages + s`, so GC moves them and the oracle checks them.
 //! Not modelled: the controller's XOR engine beyond a fixed `timing.xor_ns`.
 
@@ -63,7 +66,7 @@ impl Rain {
     }
     #[inline]
     pub fn parity_channel(&self, stripe: u32) -> u32 {
-        stripe % self.width
+        (stripe / self.planes_per_channel) % self.width
     }
 
     /// Plane of a data page or a parity id.
@@ -115,9 +118,16 @@ mod tests {
             chans.sort();
             assert_eq!(chans, (0..8).collect::<Vec<_>>(), "lpn {lpn}");
         }
-        // Parity rotates: stripe 0 parity on channel 0, stripe 1 on channel 1.
+        // Parity rotates among the stripes of a group: stripes 0, 8, 16 (group 0) put their
+        // parity on channels 0, 1, 2; every plane holds the same share of parity.
         assert_eq!(g.channel_of(r.plane_of(r.parity_id(0))).0, 0);
-        assert_eq!(g.channel_of(r.plane_of(r.parity_id(1))).0, 1);
+        assert_eq!(g.channel_of(r.plane_of(r.parity_id(8))).0, 1);
+        assert_eq!(g.channel_of(r.plane_of(r.parity_id(16))).0, 2);
+        let mut per_plane = vec![0u32; g.planes() as usize];
+        for s in 0..64 * 8 {
+            per_plane[r.plane_of(r.parity_id(s)).idx()] += 1;
+        }
+        assert!(per_plane.iter().all(|&c| c == 8), "{per_plane:?}");
         // Data page 0 of stripe 0 is shifted past the parity channel.
         assert_eq!(g.channel_of(r.plane_of(0)).0, 1);
         assert_eq!(Rain::data_capacity(800, 8), 700);
