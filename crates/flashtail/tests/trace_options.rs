@@ -13,11 +13,9 @@ fn get(s: &[(String, String)], k: &str) -> String {
 }
 
 /// (arrival, offset, size, op) of every request, plus the summary.
-fn read(
-    name: &str,
-    bytes: Vec<u8>,
-    o: &TraceOptions,
-) -> (Vec<(u64, u64, u64, Op)>, Vec<(String, String)>) {
+type Read = (Vec<(u64, u64, u64, Op)>, Vec<(String, String)>);
+
+fn read(name: &str, bytes: Vec<u8>, o: &TraceOptions) -> Read {
     let mut src = open_reader(name, Box::new(std::io::Cursor::new(bytes)), o).unwrap();
     let mut v = Vec::new();
     while let Some(r) = src.next_request().unwrap() {

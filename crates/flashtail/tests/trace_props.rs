@@ -208,3 +208,21 @@ fn render(f: Format, tick: u64, lsn: u64, n: u64, read: bool, fp: u64) -> (Strin
         ),
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, .. ProptestConfig::default() })]
+
+    /// Statistics over arbitrary (even absurd) requests never panic and count every request.
+    #[test]
+    fn stats_never_panic(reqs in proptest::collection::vec((any::<u64>(), any::<u64>(), 1u64..u64::MAX, any::<bool>()), 0..6)) {
+        let mut v: Vec<HostRequest> = reqs
+            .iter()
+            .map(|&(t, off, size, read)| HostRequest::new(Nanos(t), off, size, if read { Op::Read } else { Op::Write }))
+            .collect();
+        v.sort_by_key(|r| r.arrival);
+        let n = v.len() as u64;
+        let s = flashtail::trace::stats::collect(&mut flashtail::VecSource::new(v)).unwrap();
+        prop_assert_eq!(s.requests, n);
+        prop_assert_eq!(s.reads + s.writes, n);
+    }
+}

@@ -130,7 +130,7 @@ pub fn time_ns(f: &[u8], unit_ns: f64, field: &'static str) -> Result<i128, Fiel
             .checked_mul(u)
             .ok_or_else(|| FieldError::new(field, format!("{} overflows", show(f))))?;
         // Round half up to whole nanoseconds.
-        let ns = (v + pow / 2) / pow;
+        let ns = v.saturating_add(pow / 2) / pow;
         i128::try_from(ns).map_err(|_| FieldError::new(field, format!("{} overflows", show(f))))
     } else {
         let v = (mant as f64) * unit_ns / (pow as f64);

@@ -74,7 +74,7 @@ impl Format {
             Format::Ssdsim | Format::Mqsim => Box::new(ascii::Ascii { unit_ns: unit }),
             Format::Flashsim => Box::new(flashsim::Flashsim { unit_ns: unit }),
             Format::Blkparse => Box::new(blkparse::Blkparse {
-                event: blk_event.to_string(),
+                event: blk_event.to_ascii_uppercase(),
             }),
             Format::Tencent => Box::new(tencent::Tencent),
             Format::Systor => Box::new(systor::Systor),

@@ -17,9 +17,9 @@ use crate::units::Nanos;
 pub struct ReplayOptions {
     /// Speed-up factor: 2.0 replays twice as fast (arrival times halved).
     pub time_scale: f64,
-    /// Window start in seconds of trace time (inclusive).
+    /// Window start in seconds after the trace's first request (inclusive).
     pub start_s: Option<f64>,
-    /// Window end in seconds of trace time (exclusive).
+    /// Window end in seconds after the trace's first request (exclusive).
     pub end_s: Option<f64>,
     /// Number of passes over the (windowed) slice, ≥ 1.
     pub loops: u32,

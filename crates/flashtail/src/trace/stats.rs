@@ -12,6 +12,9 @@ use std::collections::HashMap;
 
 /// Page granularity of footprint, overwrite and dedup figures.
 pub const STATS_PAGE: u64 = 4096;
+/// Pages of one request counted toward footprint and overwrites (4 GiB); real requests are
+/// far smaller, this only bounds the work a corrupt size can cause.
+pub const MAX_PAGES_PER_REQUEST: u64 = 1 << 20;
 
 /// A set of `u64` with linear probing and a multiplicative hash: ~8-16 bytes per key.
 pub struct U64Set {
@@ -317,16 +320,21 @@ pub fn collect(src: &mut dyn RequestSource) -> Result<TraceStats, SourceError> {
         }
         prev = prev.max(t);
         let p0 = r.offset / STATS_PAGE;
-        let p1 = r.offset.saturating_add(r.size).div_ceil(STATS_PAGE);
+        // A corrupt multi-terabyte size must not stall the pass: count at most 4 GiB of it.
+        let p1 = r
+            .offset
+            .saturating_add(r.size)
+            .div_ceil(STATS_PAGE)
+            .min(p0 + MAX_PAGES_PER_REQUEST);
         match r.op {
             Op::Read => {
                 s.reads += 1;
-                s.read_bytes += r.size;
+                s.read_bytes = s.read_bytes.saturating_add(r.size);
                 pages.mark(p0, p1, false);
             }
             Op::Write => {
                 s.writes += 1;
-                s.write_bytes += r.size;
+                s.write_bytes = s.write_bytes.saturating_add(r.size);
                 s.pages_written += p1 - p0;
                 overwrites += pages.mark(p0, p1, true);
                 for fp in r.fingerprints.iter().filter(|f| **f != 0) {
