@@ -9,7 +9,6 @@ use flashtail::stats::{
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// Latency statistics whose every value is a fixed base times `scale`, so ratios between
@@ -232,7 +231,10 @@ fn html_is_self_contained_escaped_and_has_all_figures() {
     assert!(html.contains("none &quot;really&quot;"));
     assert!(html.contains("base&lt;b&gt;") && !html.contains("base<b>"));
     assert!(html.contains("<details>"));
-    assert!(html.contains("p99_99: 10"), "samples behind percentiles missing");
+    assert!(
+        html.contains("p99_99: 10"),
+        "samples behind percentiles missing"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -30,12 +30,7 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport]) -> Result<String, String> {
             .filter(|(_, r)| !r.free_blocks.is_empty())
             .map(|(e, _)| e)
             .collect();
-        let plot = frame(
-            root,
-            &"Free blocks over time".to_string(),
-            &entries,
-            Swatch::Line,
-        )?;
+        let plot = frame(root, "Free blocks over time", &entries, Swatch::Line)?;
         let mut chart = ChartBuilder::on(&plot)
             .margin(12)
             .x_label_area_size(48)
