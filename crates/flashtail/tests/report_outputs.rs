@@ -331,6 +331,25 @@ fn edge_cases_render_without_panicking() {
 }
 
 #[test]
+fn huge_cdfs_and_timelines_stay_small_in_html() {
+    let mut r = fake_report("base", 1.0);
+    let n = 200_000u64;
+    r.cdf_reads.points = (1..=n)
+        .map(|i| (50_000 + i * 37, i as f64 / n as f64))
+        .collect();
+    r.free_blocks = (0..n)
+        .map(|i| FreeBlocksSample {
+            time_ns: i * 1000,
+            total_free_blocks: 500 + i % 3,
+            min_plane_free_blocks: 1,
+        })
+        .collect();
+    let html = flashtail::report::render_html(&meta(), &[r]);
+    // Unthinned, the read CDF alone would be several MB of SVG path data.
+    assert!(html.len() < 700_000, "html is {} bytes", html.len());
+}
+
+#[test]
 fn unwritable_directory_is_an_error_naming_the_path() {
     let file = out_dir("notadir");
     std::fs::write(&file, b"x").expect("make file");

@@ -2,7 +2,10 @@
 //! scheme — shows how close each scheme runs to the GC thresholds. The time unit (µs, ms
 //! or s) follows the run length so tick labels stay short.
 
-use super::{frame, note, render, scheme_colors, scheme_entries, Swatch, FONT, FULL, LIGHT_GRID};
+use super::{
+    frame, note, render, scheme_colors, scheme_entries, thin_timeline, Swatch, FONT, FULL,
+    LIGHT_GRID,
+};
 use crate::report::fmt::axis_num;
 use crate::stats::RunReport;
 use plotters::prelude::*;
@@ -55,6 +58,7 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport]) -> Result<String, String> {
                 .free_blocks
                 .iter()
                 .map(|s| (s.time_ns as f64 / div, s.total_free_blocks as f64));
+            let line = thin_timeline(&line.collect::<Vec<_>>(), x_hi);
             chart.draw_series(LineSeries::new(line, c.stroke_width(2)))?;
         }
         if !any {
