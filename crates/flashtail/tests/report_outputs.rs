@@ -9,7 +9,6 @@ use flashtail::stats::{
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// Latency statistics whose every value is a fixed base times `scale`, so ratios between
@@ -232,7 +231,10 @@ fn html_is_self_contained_escaped_and_has_all_figures() {
     assert!(html.contains("none &quot;really&quot;"));
     assert!(html.contains("base&lt;b&gt;") && !html.contains("base<b>"));
     assert!(html.contains("<details>"));
-    assert!(html.contains("p99_99: 10"), "samples behind percentiles missing");
+    assert!(
+        html.contains("p99_99: 10"),
+        "samples behind percentiles missing"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -326,6 +328,25 @@ fn edge_cases_render_without_panicking() {
         assert!(!format_table(&reports).is_empty(), "{name}");
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+#[test]
+fn huge_cdfs_and_timelines_stay_small_in_html() {
+    let mut r = fake_report("base", 1.0);
+    let n = 200_000u64;
+    r.cdf_reads.points = (1..=n)
+        .map(|i| (50_000 + i * 37, i as f64 / n as f64))
+        .collect();
+    r.free_blocks = (0..n)
+        .map(|i| FreeBlocksSample {
+            time_ns: i * 1000,
+            total_free_blocks: 500 + i % 3,
+            min_plane_free_blocks: 1,
+        })
+        .collect();
+    let html = flashtail::report::render_html(&meta(), &[r]);
+    // Unthinned, the read CDF alone would be several MB of SVG path data.
+    assert!(html.len() < 700_000, "html is {} bytes", html.len());
 }
 
 #[test]

@@ -35,10 +35,14 @@ mod tests {
 
     #[test]
     fn baseline_is_found_case_insensitively() {
-        let mut a = RunReport::default();
-        a.scheme = "base".into();
-        let mut b = RunReport::default();
-        b.scheme = "NoGC".into();
+        let a = RunReport {
+            scheme: "base".into(),
+            ..Default::default()
+        };
+        let b = RunReport {
+            scheme: "NoGC".into(),
+            ..Default::default()
+        };
         assert_eq!(baseline_index(&[a.clone(), b]), Some(1));
         assert_eq!(baseline_index(&[a]), None);
     }

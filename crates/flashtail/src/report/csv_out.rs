@@ -12,8 +12,11 @@ use super::baseline::{baseline_index, ratio};
 use super::error::ReportError;
 use crate::stats::{Cdf, LatencySummary, RunReport};
 
+/// Reads one statistic (ns) out of a latency summary.
+pub(crate) type StatFn = fn(&LatencySummary) -> f64;
+
 /// Latency statistics exported to `summary.csv`, in column order.
-const STATS: [(&str, fn(&LatencySummary) -> f64); 8] = [
+const STATS: [(&str, StatFn); 8] = [
     ("mean", |s| s.mean_ns),
     ("p50", |s| s.p50_ns as f64),
     ("p90", |s| s.p90_ns as f64),

@@ -70,7 +70,13 @@ fn provenance(h: &mut String, meta: &CompareMeta, reports: &[RunReport]) {
     let mut row = |k: &str, v: &str| {
         let _ = writeln!(h, "<dt>{}</dt><dd>{}</dd>", escape_html(k), escape_html(v));
     };
-    let given = |v: &str| if v.is_empty() { "(not given)".to_string() } else { v.to_string() };
+    let given = |v: &str| {
+        if v.is_empty() {
+            "(not given)".to_string()
+        } else {
+            v.to_string()
+        }
+    };
     row("workload", &given(&meta.workload));
     row("device", &given(&meta.device));
     for (k, v) in &meta.notes {
@@ -144,18 +150,26 @@ fn evidence(h: &mut String, reports: &[RunReport]) {
     if reports.is_empty() {
         return;
     }
-    h.push_str("<details><summary>Samples behind each percentile</summary>\n<table>\n\
+    h.push_str(
+        "<details><summary>Samples behind each percentile</summary>\n<table>\n\
         <tr><th>scheme</th><th>op</th><th>count</th><th>percentiles</th>\
-        <th>samples at or above</th></tr>\n");
+        <th>samples at or above</th></tr>\n",
+    );
     for r in reports {
         for (op, s) in [("read", &r.reads), ("write", &r.writes), ("all", &r.all)] {
             let kind = if s.exact {
                 "exact".to_string()
             } else {
-                format!("histogram, ≤ {} relative error", super::fmt::pct(s.relative_error))
+                format!(
+                    "histogram, ≤ {} relative error",
+                    super::fmt::pct(s.relative_error)
+                )
             };
-            let samples: Vec<String> =
-                s.samples_at_or_above.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+            let samples: Vec<String> = s
+                .samples_at_or_above
+                .iter()
+                .map(|(k, n)| format!("{k}: {n}"))
+                .collect();
             let _ = writeln!(
                 h,
                 "<tr><td>{}</td><td>{op}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>",

@@ -4,11 +4,12 @@
 //! latency also carries its slowdown against it, e.g. `12.3 (8.1×)`.
 
 use super::baseline::{baseline_index, ratio};
+use super::csv_out::StatFn;
 use super::fmt::{ms3, pct, ratio_str};
 use crate::stats::{LatencySummary, RunReport};
 
 /// Latency columns of the read and write tables: header and accessor.
-const LAT_COLS: [(&str, fn(&LatencySummary) -> f64); 5] = [
+const LAT_COLS: [(&str, StatFn); 5] = [
     ("mean", |s| s.mean_ns),
     ("p99", |s| s.p99_ns as f64),
     ("p99.9", |s| s.p99_9_ns as f64),

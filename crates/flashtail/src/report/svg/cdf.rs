@@ -4,8 +4,8 @@
 //! starts at the right height.
 
 use super::{
-    frame, log_ticks, nice_log_range, note, render, scheme_colors, scheme_entries, steps, Swatch,
-    FONT, HALF, LIGHT_GRID,
+    frame, log_frac, log_ticks, nice_log_range, note, render, scheme_colors, scheme_entries, steps,
+    thin, Swatch, FONT, HALF, LIGHT_GRID,
 };
 use crate::report::csv_out::cdf_of;
 use crate::report::fmt::axis_num;
@@ -60,7 +60,7 @@ pub(crate) fn cdf_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<Str
             let line = pts
                 .iter()
                 .map(|&(ns, p)| ((ns as f64 / NS_PER_MS).max(lo), p.clamp(0.0, 1.0)));
-            let line = steps(line);
+            let line = steps(thin(line, |(x, y)| (log_frac(x, lo, hi), y)).into_iter());
             if let [only] = line.as_slice() {
                 // One point draws no line: mark it instead.
                 chart.draw_series([Circle::new(*only, 4, c.filled())])?;

@@ -2,7 +2,10 @@
 //! scheme — shows how close each scheme runs to the GC thresholds. The time unit (µs, ms
 //! or s) follows the run length so tick labels stay short.
 
-use super::{frame, note, render, scheme_colors, scheme_entries, Swatch, FONT, FULL, LIGHT_GRID};
+use super::{
+    frame, note, render, scheme_colors, scheme_entries, thin_timeline, Swatch, FONT, FULL,
+    LIGHT_GRID,
+};
 use crate::report::fmt::axis_num;
 use crate::stats::RunReport;
 use plotters::prelude::*;
@@ -30,12 +33,7 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport]) -> Result<String, String> {
             .filter(|(_, r)| !r.free_blocks.is_empty())
             .map(|(e, _)| e)
             .collect();
-        let plot = frame(
-            root,
-            &"Free blocks over time".to_string(),
-            &entries,
-            Swatch::Line,
-        )?;
+        let plot = frame(root, "Free blocks over time", &entries, Swatch::Line)?;
         let mut chart = ChartBuilder::on(&plot)
             .margin(12)
             .x_label_area_size(48)
@@ -60,6 +58,7 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport]) -> Result<String, String> {
                 .free_blocks
                 .iter()
                 .map(|s| (s.time_ns as f64 / div, s.total_free_blocks as f64));
+            let line = thin_timeline(&line.collect::<Vec<_>>(), x_hi);
             chart.draw_series(LineSeries::new(line, c.stroke_width(2)))?;
         }
         if !any {

@@ -7,8 +7,11 @@
 
 mod cdf;
 mod free_blocks;
+mod legend;
 mod percentiles;
+mod scale;
 mod tail;
+mod thin;
 mod waits;
 
 pub(crate) use cdf::cdf_svg;
@@ -16,6 +19,10 @@ pub(crate) use free_blocks::free_blocks_svg;
 pub(crate) use percentiles::percentiles_svg;
 pub(crate) use tail::tail_svg;
 pub(crate) use waits::waits_svg;
+
+use legend::{frame, scheme_entries, Swatch};
+use scale::{log_frac, log_ticks, nice_log_range};
+use thin::{steps, thin, thin_timeline};
 
 use crate::stats::RunReport;
 use plotters::coord::Shift;
@@ -90,60 +97,6 @@ pub(crate) fn render(
     }
 }
 
-/// Tick positions for a log axis over `[lo, hi]`: every decade, plus 2× and 5× steps
-/// when the range spans three decades or less (otherwise a couple of ticks is all).
-pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
-    let dense = (hi / lo).log10() <= 3.01;
-    let mut ticks = Vec::new();
-    for e in a..=b {
-        let d = 10f64.powi(e);
-        let mults: &[f64] = if dense { &[1.0, 2.0, 5.0] } else { &[1.0] };
-        for m in mults {
-            let t = d * m;
-            if t >= lo * (1.0 - 1e-9) && t <= hi * (1.0 + 1e-9) {
-                ticks.push(t);
-            }
-        }
-    }
-    ticks
-}
-
-/// Nearest 1-2-5 step (1, 2, 5 × 10^k) at or below `v` (`up` false) or at or above it.
-fn step125(v: f64, up: bool) -> f64 {
-    let d = 10f64.powi(v.log10().floor() as i32);
-    let steps = [d, 2.0 * d, 5.0 * d, 10.0 * d];
-    // Tolerate float noise so a value of exactly 0.2 stays 0.2.
-    let eps = 1e-9 * v;
-    if up {
-        steps
-            .into_iter()
-            .find(|s| *s >= v - eps)
-            .unwrap_or(10.0 * d)
-    } else {
-        steps.into_iter().rev().find(|s| *s <= v + eps).unwrap_or(d)
-    }
-}
-
-/// Log-axis bounds on 1-2-5 steps around the positive values, or `default` when there
-/// are none; never a zero-width range (a log axis needs lo < hi).
-pub(crate) fn nice_log_range(values: impl Iterator<Item = f64>, default: (f64, f64)) -> (f64, f64) {
-    let (mut lo, mut hi) = (f64::INFINITY, 0f64);
-    for v in values.filter(|v| v.is_finite() && *v > 0.0) {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    if !lo.is_finite() {
-        return default;
-    }
-    let lo = step125(lo, false);
-    let mut hi = step125(hi, true);
-    if hi <= lo {
-        hi = step125(lo * 1.5, true);
-    }
-    (lo, hi)
-}
-
 /// A centred grey note inside an empty chart area ("no write requests", ...).
 pub(crate) fn note(area: &Area<'_>, text: &str) -> DrawResult {
     let (w, h) = area.dim_in_pixel();
@@ -154,127 +107,9 @@ pub(crate) fn note(area: &Area<'_>, text: &str) -> DrawResult {
     Ok(())
 }
 
-/// An empirical CDF drawn as what it is, a step function: between two reported points
-/// the curve holds the earlier level and jumps at the next latency, rather than a
-/// straight line that would invent values between sparse tail points.
-pub(crate) fn steps(points: impl Iterator<Item = (f64, f64)>) -> Vec<(f64, f64)> {
-    let mut out: Vec<(f64, f64)> = Vec::new();
-    for (x, y) in points {
-        if let Some(&(_, prev_y)) = out.last() {
-            out.push((x, prev_y));
-        }
-        out.push((x, y));
-    }
-    out
-}
-
-/// How a legend entry shows its colour: a stroke for lines, a box for bars.
-#[derive(Clone, Copy)]
-pub(crate) enum Swatch {
-    Line,
-    Box,
-}
-
-/// One legend entry per report, in the scheme colours.
-pub(crate) fn scheme_entries(reports: &[RunReport]) -> Vec<(String, RGBColor)> {
-    reports
-        .iter()
-        .map(|r| r.scheme.clone())
-        .zip(scheme_colors(reports))
-        .collect()
-}
-
-const LEGEND_ROW: i32 = 22;
-const LEGEND_LEFT: i32 = 70;
-
-/// Pixel width of one legend entry (swatch, gap, estimated label width, spacing).
-fn entry_width(name: &str) -> i32 {
-    24 + 8 * name.chars().count() as i32 + 24
-}
-
-/// Gives the figure its title and a legend strip above the plot, and returns the plot
-/// area. A legend outside the plot can never hide a line or a bar, whatever the data.
-pub(crate) fn frame<'a>(
-    root: &Area<'a>,
-    title: &str,
-    entries: &[(String, RGBColor)],
-    swatch: Swatch,
-) -> Result<Area<'a>, Box<dyn Error>> {
-    let body = root.titled(title, (FONT, 20))?;
-    let width = body.dim_in_pixel().0 as i32;
-    // Lay entries out left to right, wrapping to new rows when the strip is full.
-    let mut placed = Vec::with_capacity(entries.len());
-    let (mut x, mut row) = (LEGEND_LEFT, 0);
-    for (name, colour) in entries {
-        let w = entry_width(name);
-        if x + w > width && x > LEGEND_LEFT {
-            x = LEGEND_LEFT;
-            row += 1;
-        }
-        placed.push((x, row, name, colour));
-        x += w;
-    }
-    let rows = if entries.is_empty() { 0 } else { row + 1 };
-    let (strip, plot) = body.split_vertically(rows * LEGEND_ROW + 6);
-    let style = TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-    for (x, row, name, colour) in placed {
-        let y = row * LEGEND_ROW + LEGEND_ROW / 2;
-        match swatch {
-            Swatch::Line => strip.draw(&PathElement::new(
-                vec![(x, y), (x + 18, y)],
-                colour.stroke_width(3),
-            ))?,
-            Swatch::Box => strip.draw(&Rectangle::new(
-                [(x + 2, y - 7), (x + 16, y + 7)],
-                colour.filled(),
-            ))?,
-        }
-        strip.draw_text(name, &style, (x + 24, y))?;
-    }
-    Ok(plot)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ticks_are_decades_or_1_2_5() {
-        assert_eq!(log_ticks(1e-5, 1.0).len(), 6);
-        assert_eq!(
-            log_ticks(0.1, 10.0),
-            vec![0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
-        );
-        assert_eq!(log_ticks(0.05, 50.0).len(), 10);
-    }
-
-    #[test]
-    fn nice_range_ignores_zero_and_never_collapses() {
-        assert_eq!(
-            nice_log_range([0.0, 0.03, 4.0].into_iter(), (1.0, 2.0)),
-            (0.02, 5.0)
-        );
-        assert_eq!(nice_log_range([0.0].into_iter(), (1.0, 2.0)), (1.0, 2.0));
-        assert_eq!(nice_log_range([1.0].into_iter(), (1.0, 2.0)), (1.0, 2.0));
-        assert_eq!(
-            nice_log_range([0.2, 0.2].into_iter(), (1.0, 2.0)),
-            (0.2, 0.5)
-        );
-        assert_eq!(
-            nice_log_range([0.09, 40.2].into_iter(), (1.0, 2.0)),
-            (0.05, 50.0)
-        );
-    }
-
-    #[test]
-    fn steps_hold_the_level_until_the_next_point() {
-        let s = steps([(1.0, 0.5), (2.0, 0.9), (4.0, 1.0)].into_iter());
-        assert_eq!(
-            s,
-            vec![(1.0, 0.5), (2.0, 0.5), (2.0, 0.9), (4.0, 0.9), (4.0, 1.0)]
-        );
-        assert_eq!(steps([(3.0, 1.0)].into_iter()), vec![(3.0, 1.0)]);
-    }
 
     #[test]
     fn baseline_is_black_and_others_distinct() {

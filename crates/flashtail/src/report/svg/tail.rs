@@ -6,8 +6,8 @@
 
 use super::cdf::{latency_range, NS_PER_MS};
 use super::{
-    frame, log_ticks, note, render, scheme_colors, scheme_entries, steps, Swatch, FONT, HALF,
-    LIGHT_GRID,
+    frame, log_frac, log_ticks, note, render, scheme_colors, scheme_entries, steps, thin, Swatch,
+    FONT, HALF, LIGHT_GRID,
 };
 use crate::report::csv_out::cdf_of;
 use crate::report::fmt::{axis_num, pow10_label};
@@ -62,7 +62,8 @@ pub(crate) fn tail_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<St
             let line = pts
                 .iter()
                 .map(|&(ns, p)| ((ns as f64 / NS_PER_MS).max(lo), (1.0 - p).clamp(floor, 1.0)));
-            let line = steps(line);
+            let unit = |(x, y)| (log_frac(x, lo, hi), log_frac(y, floor, 1.0));
+            let line = steps(thin(line, unit).into_iter());
             if let [only] = line.as_slice() {
                 // One point draws no line: mark it instead.
                 chart.draw_series([Circle::new(*only, 4, c.filled())])?;
