@@ -19,6 +19,8 @@ pub struct Scheme {
     pub rain: bool,
     /// Rebuild reads that would wait on a GC'ing plane from their stripe (needs `rain`).
     pub gc_tolerant_read: bool,
+    /// ttFlash's capacitor-backed stripe buffer with GC-avoiding flushes (needs `rain`).
+    pub gc_tolerant_flush: bool,
 }
 
 /// Every scheme name the build knows, with a one-line description.
@@ -30,7 +32,7 @@ pub fn scheme_names() -> Vec<(&'static str, &'static str)> {
         ("ttflash-pbl", "ttFlash +plane-blocking GC: base with intra-plane copyback (the channel stays free)"),
         ("ttflash-gtr", "ttFlash +GC-tolerant read: pbl + RAIN parity; reads on a GC'ing plane are rebuilt from their stripe"),
         ("ttflash-rgc", "ttFlash +rotating GC: gtr + at most one GC'ing plane per plane group (dynamic when urgent)"),
-        ("ttflash", "ttFlash (FAST'17): RAIN, plane-blocking copyback GC, GC-tolerant read, rotating GC"),
+        ("ttflash", "ttFlash (FAST'17): rgc + GC-tolerant flush (capacitor-backed stripe buffer, 64 MiB unless buffer.capacity_pages)"),
     ]
 }
 
@@ -51,5 +53,6 @@ pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Schem
             return Err(format!("unknown scheme '{name}' (known: {})", known.join(", ")));
         }
     };
-    Ok(Scheme { name: name.to_string(), gc, victim: v, copyback, ideal, rain, gc_tolerant_read: gtr })
+    let gc_tolerant_flush = name == "ttflash";
+    Ok(Scheme { name: name.to_string(), gc, victim: v, copyback, ideal, rain, gc_tolerant_read: gtr, gc_tolerant_flush })
 }

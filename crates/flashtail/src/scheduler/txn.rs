@@ -59,6 +59,9 @@ pub struct Txn {
     pub parity: bool,
     /// For a member read of a parity rebuild: the rebuild it belongs to (else `u32::MAX`).
     pub parent: u32,
+    /// A controller-internal read (rebuild member, flush read-back): its data feeds an XOR,
+    /// not the host, so the oracle checks the XOR's inputs as a whole instead.
+    pub internal: bool,
 }
 
 impl Txn {

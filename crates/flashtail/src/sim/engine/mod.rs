@@ -23,6 +23,7 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+mod flush;
 mod read_path;
 mod write_path;
 
@@ -46,6 +47,8 @@ struct Stalled {
     lpn: u32,
     since: Nanos,
     buffered: bool,
+    /// A version the data already carries (flushed from the ttFlash buffer).
+    version: Option<u32>,
 }
 
 use read_path::Rebuild;
@@ -121,6 +124,8 @@ pub struct Simulation {
     stripe_epoch: Vec<u32>,
     rebuilds: Vec<Rebuild>,
     free_rebuilds: Vec<u32>,
+    /// ttFlash's capacitor-backed stripe buffer (GC-tolerant flush).
+    flush: Option<flush::StripeBuffer>,
 }
 
 impl Simulation {
@@ -137,6 +142,13 @@ impl Simulation {
         } else {
             None
         };
+        if scheme.gc_tolerant_flush && rain.is_none() {
+            return Err(SimError::Device(format!("scheme '{}': GC-tolerant flush needs RAIN", scheme.name)));
+        }
+        let flush = scheme.gc_tolerant_flush.then(|| {
+            let cap = if dev.buffer.enabled { dev.buffer.capacity_pages } else { (64u32 << 20) / geo.page_size };
+            flush::StripeBuffer::new(cap)
+        });
         let (data_pages, slots) = match &rain {
             Some(r) => (r.data_pages, r.data_pages + r.stripes),
             None => (dev.logical_pages(), dev.logical_pages()),
@@ -195,6 +207,7 @@ impl Simulation {
             stripe_epoch,
             rebuilds: Vec::new(),
             free_rebuilds: Vec::new(),
+            flush,
             ftl,
             dev,
             opts,
@@ -322,7 +335,11 @@ impl Simulation {
             }
             Op::Write => {
                 let lpns: Vec<u32> = (first..=last).map(|p| (p % lp) as u32).collect();
-                self.write_pages(slot, lpns);
+                if self.flush.is_some() {
+                    self.flush_admit(slot, lpns);
+                } else {
+                    self.write_pages(slot, lpns);
+                }
             }
         }
         // Drop the guard count taken at insert.
@@ -383,6 +400,7 @@ impl Simulation {
             buffered: false,
             parity: false,
             parent: NONE,
+            internal: false,
         };
         if let Some(i) = self.free_txns.pop() {
             self.txns[i as usize] = t;
@@ -481,7 +499,12 @@ impl Simulation {
                 let t = self.new_txn(kind, plane, lpn, src.0, NO_REQ);
                 self.txns[t as usize].dst = dst.0;
                 let v = self.oracle.page(src.0);
-                self.oracle.check(lpn, v, "GC read", self.now.0);
+                if self.flush.as_ref().is_some_and(|fb| fb.dirty.contains_key(&lpn)) {
+                    // Newer data waits in the flush buffer: flash must hold an older version.
+                    self.oracle.check_older(lpn, v, "GC read (newer data buffered)", self.now.0);
+                } else {
+                    self.oracle.check(lpn, v, "GC read", self.now.0);
+                }
                 self.txns[t as usize].version = v;
                 if took {
                     // Defer: the policy may react, but not while we are choosing work.
@@ -516,6 +539,17 @@ impl Simulation {
     fn begin(&mut self, u: u32, t: u32) {
         let txn = self.txns[t as usize].clone();
         if txn.kind == TxnKind::Read {
+            // A newer write may have entered the flush buffer since this read was queued.
+            if !txn.internal {
+                if let Some(v) = self.buffered_version(txn.lpn) {
+                    self.free_txns.push(t);
+                    self.add_wait_from_snap(u, &txn);
+                    self.c.buffer_hits += 1;
+                    self.oracle.check(txn.lpn, v, "flush-buffer read", self.now.0);
+                    self.page_done(txn.req);
+                    return;
+                }
+            }
             // Resolve the mapping now: GC may have moved the page, or a newer write replaced it.
             let cur = self.ftl.l2p[txn.lpn as usize];
             if cur != txn.ppn && cur != NONE {
@@ -538,8 +572,10 @@ impl Simulation {
                 }
             }
             let ppn = self.txns[t as usize].ppn;
-            let got = if ppn == NONE { 0 } else { self.oracle.page(ppn) };
-            self.oracle.check(txn.lpn, got, "flash read", self.now.0);
+            if !txn.internal {
+                let got = if ppn == NONE { 0 } else { self.oracle.page(ppn) };
+                self.oracle.check(txn.lpn, got, "flash read", self.now.0);
+            }
             if ppn == NONE {
                 self.c.unwritten_reads += 1;
             }
@@ -668,7 +704,7 @@ impl Simulation {
                 self.c.host_pages_read += 1;
                 if txn.parent != NONE {
                     self.rebuild_part_done(txn.parent);
-                } else {
+                } else if txn.req != NO_REQ {
                     self.page_done(txn.req);
                 }
             }
@@ -683,7 +719,11 @@ impl Simulation {
                     // A new GC candidate: a plane that found no victim may now find one.
                     self.free_changed(txn.plane);
                 }
-                if txn.buffered {
+                if txn.buffered && self.flush.is_some() {
+                    if !txn.parity {
+                        self.flush_release();
+                    }
+                } else if txn.buffered {
                     self.buffer_release(txn.parity);
                 } else {
                     self.page_done(txn.req);
@@ -838,6 +878,12 @@ impl Simulation {
             extra.insert("gtr_rebuilt_reads".into(), c.rebuilt_reads);
             extra.insert("gtr_extra_page_reads".into(), c.rebuild_extra_reads);
             extra.insert("max_gc_planes_per_group".into(), c.max_gc_planes_per_group);
+        }
+        if let Some(fb) = &self.flush {
+            extra.insert("flush_stripes".into(), fb.flushes);
+            extra.insert("flush_steered_around_gc".into(), fb.flushes_steered);
+            extra.insert("flush_rmw_reads".into(), fb.rmw_reads);
+            extra.insert("flush_buffer_pages".into(), fb.cap as u64);
         }
         let flash = FlashCounts {
             host_pages_programmed: c.host_pages_programmed,

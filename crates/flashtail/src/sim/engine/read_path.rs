@@ -24,6 +24,12 @@ pub(super) struct Rebuild {
 
 impl Simulation {
     pub(super) fn submit_read(&mut self, slot: u32, lpn: u32) {
+        if let Some(v) = self.buffered_version(lpn) {
+            self.c.buffer_hits += 1;
+            self.oracle.check(lpn, v, "flush-buffer read", self.now.0);
+            self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), super::EV_PAGE_DONE, slot);
+            return;
+        }
         let ppn = self.ftl.l2p[lpn as usize];
         if self.pending_in_dram(ppn) {
             self.dram_hit(slot, lpn, ppn);
@@ -111,26 +117,31 @@ impl Simulation {
             self.rebuilds.push(Rebuild { req: slot, pending: 1 });
             rb
         };
-        // The rebuilt page is right iff every member read is the newest and the parity covers
-        // every accepted write of the stripe.
+        // The rebuilt page is right iff the parity covers every data write the stripe has on
+        // flash (then XOR of the members' flash pages gives this page's flash data) and this
+        // page's flash data is its newest version. Member reads are internal: a member may be
+        // newer in the flush buffer, which does not matter to the XOR.
         let s = rain.stripe_of(lpn);
         let pid = rain.parity_id(s);
         let pv = self.oracle.newest(pid);
         self.oracle.check_eq(pv, self.stripe_epoch[s as usize], pid, "parity epoch", self.now.0);
+        let own = self.ftl.l2p[lpn as usize];
+        let own_v = if own == NONE { 0 } else { self.oracle.page(own) };
+        self.oracle.check(lpn, own_v, "rebuilt read", self.now.0);
         for m in members {
             let mp = self.ftl.l2p[m as usize];
             if mp == NONE {
                 continue; // never written: zeros, nothing to read
             }
             if self.pending_in_dram(mp) {
-                self.dram_hit(NO_REQ, m, mp);
-                continue;
+                continue; // in controller memory: no flash read needed
             }
             self.c.rebuild_extra_reads += 1;
             self.rebuilds[id as usize].pending += 1;
             let p = self.plane_of_read(m, mp);
             let t = self.new_txn(TxnKind::Read, p, m, mp, NO_REQ);
             self.txns[t as usize].parent = id;
+            self.txns[t as usize].internal = true;
             self.enqueue_user(t);
         }
         self.rebuild_part_done(id);

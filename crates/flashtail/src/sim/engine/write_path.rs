@@ -78,10 +78,16 @@ impl Simulation {
     /// Allocate, map and queue one page write (data or parity id). `in_batch`: a parity write
     /// for the stripe follows from the batch; otherwise (a stall retried) it is issued here.
     pub(super) fn submit_write(&mut self, slot: u32, id: u32, buffered: bool, since: Nanos, in_batch: bool) {
+        self.submit_write_versioned(slot, id, buffered, since, in_batch, None);
+    }
+
+    /// As `submit_write`; `version` carries a version already given to the data (a page
+    /// flushed from the ttFlash buffer) instead of a new one.
+    pub(super) fn submit_write_versioned(&mut self, slot: u32, id: u32, buffered: bool, since: Nanos, in_batch: bool, version: Option<u32>) {
         let plane = self.choose_plane(id);
         let Some((ppn, took)) = self.ftl.allocate(plane, Stream::User, self.dev.ftl.gc_reserved_blocks) else {
             self.c.stalled_writes += 1;
-            self.stalled[plane.idx()].push_back(Stalled { req: slot, lpn: id, since, buffered });
+            self.stalled[plane.idx()].push_back(Stalled { req: slot, lpn: id, since, buffered, version });
             return;
         };
         if slot != NO_REQ {
@@ -101,10 +107,16 @@ impl Simulation {
             Some(r) => {
                 let s = r.stripe_of(id) as usize;
                 self.stripe_epoch[s] += 1;
-                self.oracle.write(id, ppn.0)
+                match version {
+                    Some(v) => self.oracle.place(ppn.0, v),
+                    None => self.oracle.write(id, ppn.0),
+                }
             }
             None => self.oracle.write(id, ppn.0),
         };
+        if let Some(v) = version {
+            self.flush_mapped(id, v);
+        }
         let t = self.new_txn(TxnKind::Write, plane, id, ppn.0, slot);
         let txn = &mut self.txns[t as usize];
         txn.version = v;
@@ -132,7 +144,7 @@ impl Simulation {
                 self.stalled[plane.idx()].push_front(s);
                 return;
             }
-            self.submit_write(s.req, s.lpn, s.buffered, s.since, false);
+            self.submit_write_versioned(s.req, s.lpn, s.buffered, s.since, false, s.version);
         }
     }
 
