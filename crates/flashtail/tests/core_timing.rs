@@ -58,3 +58,29 @@ fn read_of_data_still_being_written_is_served_from_controller_memory() {
     assert_eq!(r.integrity.violations, 0);
     assert_eq!(r.integrity.reads_checked, 1);
 }
+
+#[test]
+fn read_queued_behind_a_gc_erase_waits_for_the_erase() {
+    let dev = tiny();
+    // Overwrite 8 LPNs of plane 0 (LPN % 4 == 0), one write per ms (each takes XFER + TPROG).
+    // The 1825th write takes the 58th block: free blocks 6 < soft threshold 7, so `base`
+    // collects right after that write: the victim is fully invalid, so GC = one erase.
+    let n = 1825u64;
+    let mut reqs: Vec<HostRequest> = (0..n).map(|k| HostRequest::new(Nanos(k * 1_000_000), (k % 8) * 4 * 4096, 4096, Op::Write)).collect();
+    let last = (n - 1) * 1_000_000;
+    // A read of plane 0 arrives 1 ms after the last write: the erase started when that write
+    // finished (last + XFER + TPROG) and lasts tBERS.
+    reqs.push(HostRequest::new(Nanos(last + 1_000_000), 4 * 4096, 4096, Op::Read));
+    let r = run(&dev, "base", reqs, 1);
+    let erase_end = last + XFER + TPROG + 3_000_000;
+    assert_eq!(r.flash.erases, 1);
+    assert_eq!(r.flash.gc_pages_migrated, 0);
+    assert_eq!(r.reads.max_ns, erase_end - (last + 1_000_000) + TR + XFER);
+    assert_eq!(r.waits.wait_ns_by_cause["gc_erase"], erase_end - (last + 1_000_000));
+    assert_eq!(r.waits.reads_waited_on_gc, 1);
+    // The same read under nogc does not wait at all.
+    let mut reqs2: Vec<HostRequest> = (0..n).map(|k| HostRequest::new(Nanos(k * 1_000_000), (k % 8) * 4 * 4096, 4096, Op::Write)).collect();
+    reqs2.push(HostRequest::new(Nanos(last + 1_000_000), 4 * 4096, 4096, Op::Read));
+    let ideal = run(&dev, "nogc", reqs2, 1);
+    assert_eq!(ideal.reads.max_ns, TR + XFER);
+}

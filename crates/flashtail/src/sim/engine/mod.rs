@@ -126,6 +126,8 @@ pub struct Simulation {
     free_rebuilds: Vec<u32>,
     /// ttFlash's capacitor-backed stripe buffer (GC-tolerant flush).
     flush: Option<flush::StripeBuffer>,
+    /// Pages programmed in the block table after preconditioning (for conservation).
+    programmed_at_start: u64,
 }
 
 impl Simulation {
@@ -208,10 +210,12 @@ impl Simulation {
             rebuilds: Vec::new(),
             free_rebuilds: Vec::new(),
             flush,
+            programmed_at_start: 0,
             ftl,
             dev,
             opts,
         };
+        sim.programmed_at_start = sim.ftl.blocks.programmed.iter().map(|&x| x as u64).sum();
         // A preconditioned plane may already sit below the GC threshold.
         for p in 0..planes as u32 {
             sim.free_changed(PlaneId(p));
@@ -258,12 +262,28 @@ impl Simulation {
             )));
         }
         self.ftl.check_invariants().map_err(SimError::Invariant)?;
+        self.check_conservation().map_err(SimError::Invariant)?;
         if self.oracle.violations > 0 {
             return Err(SimError::Integrity { count: self.oracle.violations, first: self.oracle.first_violations.clone() });
         }
         let notes = src.summary();
         let workload = src.describe();
         Ok(self.report(wall.elapsed().as_secs_f64(), workload, notes))
+    }
+
+    /// Every request completed once, and the pages the block table saw programmed equal
+    /// host + GC + parity programs (erased blocks were fully programmed when erased).
+    fn check_conservation(&self) -> Result<(), String> {
+        if self.c.requests_completed != self.c.requests_submitted {
+            return Err(format!("{} requests submitted, {} completed", self.c.requests_submitted, self.c.requests_completed));
+        }
+        let now: u64 = self.ftl.blocks.programmed.iter().map(|&x| x as u64).sum();
+        let seen = now + self.c.erases * self.ftl.geo.pages_per_block as u64 - self.programmed_at_start;
+        let counted = self.c.host_pages_programmed + self.c.gc_pages_programmed + self.c.parity_pages_programmed;
+        if seen != counted {
+            return Err(format!("flash saw {seen} page programs but host + GC + parity = {counted}"));
+        }
+        Ok(())
     }
 
     // ----- events -------------------------------------------------------------------
