@@ -28,6 +28,10 @@ pub struct Args {
     /// Output directory.
     #[arg(long, default_value = "flashtail-out")]
     pub out: PathBuf,
+    /// Leave wall time, memory and speed out of the written files (zeroed), so identical
+    /// inputs and seed give byte-identical outputs.
+    #[arg(long)]
+    pub no_cost: bool,
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
@@ -66,7 +70,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         n.push(("wall_seconds_all_schemes".into(), format!("{wall:.2}")));
         n
     };
-    let meta = CompareMeta {
+    let mut meta = CompareMeta {
         title: format!("flashtail: {} GC schemes on {}", schemes.len(), dev.name),
         workload: format!("{} ({})", a.input.describe(), reports[0].workload),
         device: format!("{} — {}", dev.name, dev.description),
@@ -80,6 +84,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             "device_overrides": &a.device.set,
         }),
     };
+    if a.no_cost {
+        for r in &mut reports {
+            r.cost.strip_machine();
+        }
+        meta.notes.retain(|(k, _)| k != "wall_seconds_all_schemes");
+    }
     let files = write_outputs(&a.out, &meta, &reports)?;
     for f in files {
         println!("wrote {}", f.display());

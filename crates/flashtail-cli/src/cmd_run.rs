@@ -30,6 +30,10 @@ pub struct Args {
     /// Write the full run report as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Leave wall time, memory and speed out of the JSON (zeroed), so identical inputs and
+    /// seed give byte-identical files.
+    #[arg(long)]
+    pub no_cost: bool,
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
@@ -45,6 +49,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     })?;
     print!("{}", summary_text(&report));
     if let Some(path) = a.json {
+        let mut report = report;
+        if a.no_cost {
+            report.cost.strip_machine();
+        }
         let text = serde_json::to_string_pretty(&report)?;
         std::fs::write(&path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
         println!("JSON report: {}", path.display());

@@ -84,3 +84,19 @@ fn read_queued_behind_a_gc_erase_waits_for_the_erase() {
     let ideal = run(&dev, "nogc", reqs2, 1);
     assert_eq!(ideal.reads.max_ns, TR + XFER);
 }
+
+#[test]
+fn dram_write_buffer_completes_writes_early_and_full_buffer_waits() {
+    let mut dev = tiny();
+    dev.buffer.enabled = true;
+    dev.buffer.capacity_pages = 2;
+    // Three one-page writes to plane 0 at t = 0: two fit in the buffer and complete at once;
+    // the third waits until the first buffered page is programmed (XFER + TPROG).
+    let reqs = (0..3u64).map(|i| HostRequest::new(Nanos(0), i * 4 * 4096, 4096, Op::Write)).collect();
+    let r = run(&dev, "base", reqs, 1);
+    assert_eq!(r.writes.min_ns, 0);
+    assert_eq!(r.writes.p50_ns, 0);
+    assert_eq!(r.writes.max_ns, XFER + TPROG);
+    assert_eq!(r.waits.wait_ns_by_cause["buffer"], XFER + TPROG);
+    assert_eq!(r.flash.host_pages_programmed, 3);
+}
