@@ -100,3 +100,22 @@ fn dram_write_buffer_completes_writes_early_and_full_buffer_waits() {
     assert_eq!(r.waits.wait_ns_by_cause["buffer"], XFER + TPROG);
     assert_eq!(r.flash.host_pages_programmed, 3);
 }
+
+#[test]
+fn read_suspends_a_program_which_resumes_after() {
+    let mut dev = tiny();
+    let reqs = || vec![HostRequest::new(Nanos(0), 0, 4096, Op::Write), HostRequest::new(Nanos(100_000), 4 * 4096, 4096, Op::Read)];
+    // Without suspend the read waits for the program: it ends at XFER + TPROG.
+    let plain = run(&dev, "base", reqs(), 1);
+    assert_eq!(plain.reads.max_ns, XFER + TPROG - 100_000 + TR + XFER);
+    dev.timing.suspend = flashtail::nand::timing::Suspend { enabled: true, suspend_ns: 20_000, resume_ns: 30_000 };
+    let s = run(&dev, "base", reqs(), 1);
+    // The program (started at XFER) has XFER + TPROG - 100 us left when the read arrives;
+    // 20 us to suspend, then the read runs; then the program resumes for what was left + 30 us.
+    let read_done = 100_000 + 20_000 + TR + XFER;
+    assert_eq!(s.reads.max_ns, read_done - 100_000);
+    let left = XFER + TPROG - 100_000;
+    assert_eq!(s.writes.max_ns, read_done + left + 30_000);
+    assert_eq!(s.flash.suspends, 1);
+    assert_eq!(s.integrity.violations, 0);
+}

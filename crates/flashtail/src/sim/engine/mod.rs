@@ -25,6 +25,7 @@ use std::time::Instant;
 
 mod flush;
 mod read_path;
+mod suspend;
 mod write_path;
 
 const EV_UNIT: u8 = 0;
@@ -79,6 +80,7 @@ struct Counters {
     reads_waited_on_gc: u64,
     wait_ns: [u64; 6],
     stalled_writes: u64,
+    suspends: u64,
 }
 
 /// One simulation of one scheme on one device.
@@ -440,9 +442,14 @@ impl Simulation {
         if txn.req != NO_REQ {
             self.reqs.get(txn.req).last_plane = txn.plane;
         }
-        match txn.kind {
-            TxnKind::Read => unit.reads.push_back(t),
-            _ => unit.writes.push_back(t),
+        let is_read = txn.kind == TxnKind::Read;
+        if is_read {
+            unit.reads.push_back(t);
+        } else {
+            unit.writes.push_back(t);
+        }
+        if is_read && self.dev.timing.suspend.enabled {
+            self.maybe_suspend(u);
         }
         self.dispatch(u);
     }
@@ -450,6 +457,10 @@ impl Simulation {
     /// Start work on an idle unit, if it has any.
     fn dispatch(&mut self, u: u32) {
         while self.units[u as usize].running == IDLE {
+            if self.units[u as usize].parked.is_some() && self.units[u as usize].reads.is_empty() {
+                self.resume(u);
+                return;
+            }
             let Some(t) = self.pick(u) else { return };
             self.begin(u, t);
         }
@@ -457,6 +468,10 @@ impl Simulation {
 
     /// The next transaction for a unit, by priority.
     fn pick(&mut self, u: u32) -> Option<u32> {
+        if self.units[u as usize].parked.is_some() {
+            // Only reads run while a program or erase is suspended.
+            return self.units[u as usize].reads.pop_front();
+        }
         let (first, n) = (self.units[u as usize].first_plane, self.units[u as usize].num_planes);
         for p in first..first + n {
             if matches!(self.gc[p as usize].grant, Some(g) if g.mode != GcMode::Background) {
@@ -671,6 +686,10 @@ impl Simulation {
     }
 
     fn phase_done(&mut self, u: u32) {
+        if self.units[u as usize].suspending {
+            self.park(u);
+            return;
+        }
         let t = self.units[u as usize].running;
         let phase = {
             let txn = &self.txns[t as usize];
@@ -915,7 +934,7 @@ impl Simulation {
             buffer_hits: c.buffer_hits,
             erases: c.erases,
             gc_runs: c.gc_runs,
-            suspends: 0,
+            suspends: c.suspends,
             waf: if c.host_pages_programmed == 0 { 0.0 } else { programmed as f64 / c.host_pages_programmed as f64 },
             extra,
         };
