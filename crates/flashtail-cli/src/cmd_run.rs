@@ -43,7 +43,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let spec = RunSpec { device: dev, scheme: a.scheme.clone(), victim: a.victim.clone(), seed: a.seed, oracle: !a.no_oracle };
     let progress = Arc::new(Progress::default());
     let p = progress.clone();
-    let report = with_bars(&[a.scheme.clone()], &[progress], move || -> anyhow::Result<RunReport> {
+    let report = with_bars(std::slice::from_ref(&a.scheme), &[progress], move || -> anyhow::Result<RunReport> {
         let mut src = open().map_err(anyhow::Error::msg)?;
         Ok(run_one(&spec, &mut *src, Some(p))?)
     })?;

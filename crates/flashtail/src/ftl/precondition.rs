@@ -11,6 +11,7 @@
 //!   the rest of those blocks and then whole blocks; 1 − r stays free. (SSDsim leaves the
 //!   tails of aged blocks free for appends; a block-granular FTL fills them with the valid
 //!   data instead, which keeps the same valid/invalid/free page counts.)
+//!
 //! Not modelled: wear (erase counts start at 0).
 
 use super::blocks::BlockState;
@@ -78,7 +79,7 @@ pub fn precondition(
     // Pass 1: choose the mapped logical pages (bitset) and count them per plane.
     let data = ftl.logical_pages as usize;
     let n = ftl.l2p.len();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_0f_a9e);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0005_eed0_fa9e);
     let mut bits = vec![0u64; n.div_ceil(64)];
     let mut per_plane = vec![0u32; planes];
     let threshold = (fill * (u32::MAX as f64)) as u64;

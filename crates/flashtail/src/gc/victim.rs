@@ -49,7 +49,7 @@ impl VictimPolicy for CostBenefit {
             let u = v as f64 / ppb;
             let age = (now.0.saturating_sub(ftl.blocks.sealed_at[b.idx()]) + 1) as f64;
             let score = if u == 0.0 { f64::INFINITY } else { age * (1.0 - u) / (2.0 * u) };
-            if best.map_or(true, |(s, _)| score > s) {
+            if best.is_none_or(|(s, _)| score > s) {
                 best = Some((score, b));
             }
         }

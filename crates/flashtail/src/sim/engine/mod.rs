@@ -251,7 +251,7 @@ impl Simulation {
                     last_arrival = r.arrival;
                     self.arrive(r);
                     next = src.next_request()?;
-                    if self.opts.check_every > 0 && self.c.requests_submitted % self.opts.check_every == 0 {
+                    if self.opts.check_every > 0 && self.c.requests_submitted.is_multiple_of(self.opts.check_every) {
                         self.ftl.check_invariants().map_err(SimError::Invariant)?;
                     }
                 }
@@ -637,8 +637,8 @@ impl Simulation {
         }
         let cum = self.units[u as usize].cum(self.now);
         let r = self.reqs.get(txn.req);
-        for c in 0..3 {
-            r.wait[c] += cum[c] - txn.snap[c];
+        for ((w, now), then) in r.wait.iter_mut().zip(cum).zip(txn.snap) {
+            *w += now - then;
         }
     }
 
