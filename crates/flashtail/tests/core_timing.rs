@@ -119,3 +119,17 @@ fn read_suspends_a_program_which_resumes_after() {
     assert_eq!(s.flash.suspends, 1);
     assert_eq!(s.integrity.violations, 0);
 }
+
+#[test]
+fn dynamic_allocation_spreads_writes_over_idle_planes() {
+    let mut dev = tiny();
+    // Four writes to LPNs of plane 0, all at t = 0.
+    let reqs = || (0..4u64).map(|i| HostRequest::new(Nanos(0), i * 4 * 4096, 4096, Op::Write)).collect::<Vec<_>>();
+    let stat = run(&dev, "base", reqs(), 1);
+    assert_eq!(stat.writes.max_ns, 4 * (XFER + TPROG));
+    dev.ftl.allocation = flashtail::config::Allocation::Dynamic;
+    let dynm = run(&dev, "base", reqs(), 1);
+    // One write per plane; two planes share each channel, so the second transfer waits one XFER.
+    assert_eq!(dynm.writes.min_ns, XFER + TPROG);
+    assert_eq!(dynm.writes.max_ns, 2 * XFER + TPROG);
+}
