@@ -143,6 +143,18 @@ fn bad_override_value_names_the_key() {
     fails(&["run", "--device", "tiny", "--set", "ftl.allocation=sideways"], &["ftl.allocation", "sideways"]);
 }
 
+/// Without a GC reserve a busy plane can run out of pages for GC's own frontier. Today the
+/// engine panics (`sim/engine/mod.rs`, "the GC reserve is exhausted"); it should refuse the
+/// setting at validation or fail with an error.
+#[test]
+#[ignore = "gc_reserved_blocks=0 panics in the engine (reported to the lead)"]
+fn zero_gc_reserve_fails_cleanly() {
+    fails(
+        &["run", "--device", "tiny", "--scheme", "base", "--set", "ftl.gc_reserved_blocks=0", "--gen", "bench-ref", "--gen-count", "20000"],
+        &["gc_reserved_blocks"],
+    );
+}
+
 #[test]
 fn impossible_geometry_is_named() {
     fails(
