@@ -217,6 +217,17 @@ fn missing_trace_file_is_named() {
     assert!(!dir.join("summary.csv").exists(), "a failed compare must not write outputs");
 }
 
+#[test]
+fn bad_replay_options_and_scheme_device_mismatch_are_named() {
+    fails(&["run", "--device", "tiny", "--window", "5:1"], &["--window", "window end 1 must be after start 5"]);
+    fails(&["run", "--device", "tiny", "--time-scale", "0"], &["--time-scale", "time scale must be a number > 0"]);
+    fails(&["run", "--device", "tiny", "--trace", "x.csv", "--format", "csvish"], &["--format", "csvish"]);
+    // RAIN stripes over channels: the 2-channel test device cannot hold them.
+    fails(&["run", "--device", "tiny", "--scheme", "ttflash"], &["RAIN needs at least 3 channels (got 2)"]);
+    // `gen` without an address span says which field and how to set it.
+    fails(&["gen", "--preset", "bench-ref", "--count", "5"], &["span_bytes", "--span"]);
+}
+
 // ----- success ----------------------------------------------------------------------------
 
 #[test]
