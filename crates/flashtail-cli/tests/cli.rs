@@ -28,11 +28,22 @@ fn text(b: &[u8]) -> String {
 fn fails(args: &[&str], needles: &[&str]) -> String {
     let out = flashtail(args);
     let err = text(&out.stderr);
-    assert!(!out.status.success(), "{args:?} should fail; stdout:\n{}\nstderr:\n{err}", text(&out.stdout));
-    assert!(out.status.code().is_some_and(|c| c != 0), "{args:?}: exit status {:?}", out.status);
+    assert!(
+        !out.status.success(),
+        "{args:?} should fail; stdout:\n{}\nstderr:\n{err}",
+        text(&out.stdout)
+    );
+    assert!(
+        out.status.code().is_some_and(|c| c != 0),
+        "{args:?}: exit status {:?}",
+        out.status
+    );
     assert!(!err.contains("panicked"), "{args:?} panicked:\n{err}");
     for n in needles {
-        assert!(err.contains(n), "{args:?}: stderr should mention {n:?}:\n{err}");
+        assert!(
+            err.contains(n),
+            "{args:?}: stderr should mention {n:?}:\n{err}"
+        );
     }
     err
 }
@@ -88,18 +99,37 @@ fn idle_msr_trace() -> String {
 
 #[test]
 fn unknown_preset_is_named_with_the_known_ones() {
-    let err = fails(&["run", "--scheme", "nogc", "--device", "no-such-ssd"], &["no-such-ssd", "tiny", "dtrs-demo"]);
+    let err = fails(
+        &["run", "--scheme", "nogc", "--device", "no-such-ssd"],
+        &["no-such-ssd", "tiny", "dtrs-demo"],
+    );
     assert!(err.starts_with("error:"), "{err}");
-    fails(&["presets", "--show", "no-such-ssd"], &["unknown device preset 'no-such-ssd'", "tiny"]);
+    fails(
+        &["presets", "--show", "no-such-ssd"],
+        &["unknown device preset 'no-such-ssd'", "tiny"],
+    );
     fails(&["compare", "--device", "no-such-ssd"], &["no-such-ssd"]);
 }
 
 #[test]
 fn unknown_scheme_is_named_in_run_and_compare() {
-    fails(&["run", "--device", "tiny", "--scheme", "fastgc"], &["unknown scheme 'fastgc'", "nogc", "ttflash"]);
+    fails(
+        &["run", "--device", "tiny", "--scheme", "fastgc"],
+        &["unknown scheme 'fastgc'", "nogc", "ttflash"],
+    );
     // Checked before any scheme runs, even when it is not the first in the list.
     fails(
-        &["compare", "--device", "tiny", "--schemes", "nogc,fastgc", "--gen", "bench-ref", "--gen-count", "10"],
+        &[
+            "compare",
+            "--device",
+            "tiny",
+            "--schemes",
+            "nogc,fastgc",
+            "--gen",
+            "bench-ref",
+            "--gen-count",
+            "10",
+        ],
         &["unknown scheme 'fastgc'", "base"],
     );
 }
@@ -107,29 +137,77 @@ fn unknown_scheme_is_named_in_run_and_compare() {
 #[test]
 fn unknown_victim_policy_and_workload_preset_are_named() {
     fails(
-        &["run", "--device", "tiny", "--scheme", "base", "--victim", "oldest", "--gen", "bench-ref", "--gen-count", "10"],
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--scheme",
+            "base",
+            "--victim",
+            "oldest",
+            "--gen",
+            "bench-ref",
+            "--gen-count",
+            "10",
+        ],
         &["unknown victim policy 'oldest'", "greedy"],
     );
-    fails(&["run", "--device", "tiny", "--scheme", "nogc", "--gen", "no-such-load"], &["no-such-load", "bench-ref"]);
+    fails(
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--scheme",
+            "nogc",
+            "--gen",
+            "no-such-load",
+        ],
+        &["no-such-load", "bench-ref"],
+    );
 }
 
 #[test]
 fn bad_override_key_is_named() {
     fails(
-        &["run", "--device", "tiny", "--set", "ftl.over_provisionning=0.2"],
-        &["ftl.over_provisionning", "unknown key 'over_provisionning'", "over_provisioning"],
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--set",
+            "ftl.over_provisionning=0.2",
+        ],
+        &[
+            "ftl.over_provisionning",
+            "unknown key 'over_provisionning'",
+            "over_provisioning",
+        ],
     );
-    fails(&["run", "--device", "tiny", "--set", "flash.channels=2"], &["unknown section 'flash'"]);
-    fails(&["run", "--device", "tiny", "--set", "ftl.over_provisioning"], &["key=value"]);
+    fails(
+        &["run", "--device", "tiny", "--set", "flash.channels=2"],
+        &["unknown section 'flash'"],
+    );
+    fails(
+        &["run", "--device", "tiny", "--set", "ftl.over_provisioning"],
+        &["key=value"],
+    );
 }
 
 #[test]
 fn bad_override_value_is_rejected() {
     // A word where a number belongs: the message says what was expected.
-    fails(&["run", "--device", "tiny", "--set", "timing.erase_ns=fast"], &["override rejected", "fast"]);
+    fails(
+        &["run", "--device", "tiny", "--set", "timing.erase_ns=fast"],
+        &["override rejected", "fast"],
+    );
     // A number out of range: validation names the field.
     fails(
-        &["run", "--device", "tiny", "--set", "ftl.over_provisioning=1.5"],
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--set",
+            "ftl.over_provisioning=1.5",
+        ],
         &["ftl.over_provisioning must be in [0.01, 0.9), got 1.5"],
     );
 }
@@ -139,8 +217,20 @@ fn bad_override_value_is_rejected() {
 #[test]
 #[ignore = "config::overrides::apply does not name the key on a type error yet (reported to the lead)"]
 fn bad_override_value_names_the_key() {
-    fails(&["run", "--device", "tiny", "--set", "timing.erase_ns=fast"], &["timing.erase_ns", "fast"]);
-    fails(&["run", "--device", "tiny", "--set", "ftl.allocation=sideways"], &["ftl.allocation", "sideways"]);
+    fails(
+        &["run", "--device", "tiny", "--set", "timing.erase_ns=fast"],
+        &["timing.erase_ns", "fast"],
+    );
+    fails(
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--set",
+            "ftl.allocation=sideways",
+        ],
+        &["ftl.allocation", "sideways"],
+    );
 }
 
 /// Without a GC reserve a busy plane can run out of pages for GC's own frontier. Today the
@@ -150,7 +240,19 @@ fn bad_override_value_names_the_key() {
 #[ignore = "gc_reserved_blocks=0 panics in the engine (reported to the lead)"]
 fn zero_gc_reserve_fails_cleanly() {
     fails(
-        &["run", "--device", "tiny", "--scheme", "base", "--set", "ftl.gc_reserved_blocks=0", "--gen", "bench-ref", "--gen-count", "20000"],
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--scheme",
+            "base",
+            "--set",
+            "ftl.gc_reserved_blocks=0",
+            "--gen",
+            "bench-ref",
+            "--gen-count",
+            "20000",
+        ],
         &["gc_reserved_blocks"],
     );
 }
@@ -158,7 +260,15 @@ fn zero_gc_reserve_fails_cleanly() {
 #[test]
 fn impossible_geometry_is_named() {
     fails(
-        &["run", "--device", "tiny", "--scheme", "nogc", "--set", "geometry.channels=0"],
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--scheme",
+            "nogc",
+            "--set",
+            "geometry.channels=0",
+        ],
         &["tiny", "geometry.channels must be at least 1"],
     );
 }
@@ -167,13 +277,32 @@ fn impossible_geometry_is_named() {
 fn device_file_with_a_typo_names_file_and_key() {
     let dir = scratch("typo-device");
     let good = succeeds(&["presets", "--show", "tiny"]);
-    assert!(good.contains("over_provisioning = 0.20"), "tiny preset changed:\n{good}");
+    assert!(
+        good.contains("over_provisioning = 0.20"),
+        "tiny preset changed:\n{good}"
+    );
     let path = dir.join("my-ssd.toml");
-    write(&path, &good.replace("over_provisioning = 0.20", "over_provisionning = 0.20"));
-    fails(&["run", "--device", s(&path), "--scheme", "nogc"], &["my-ssd.toml", "over_provisionning"]);
+    write(
+        &path,
+        &good.replace("over_provisioning = 0.20", "over_provisionning = 0.20"),
+    );
+    fails(
+        &["run", "--device", s(&path), "--scheme", "nogc"],
+        &["my-ssd.toml", "over_provisionning"],
+    );
     // The untouched text is a valid device file.
     write(&path, &good);
-    let out = succeeds(&["run", "--device", s(&path), "--scheme", "nogc", "--gen", "bench-ref", "--gen-count", "50"]);
+    let out = succeeds(&[
+        "run",
+        "--device",
+        s(&path),
+        "--scheme",
+        "nogc",
+        "--gen",
+        "bench-ref",
+        "--gen-count",
+        "50",
+    ]);
     assert!(out.contains("on device tiny"), "{out}");
 }
 
@@ -191,7 +320,15 @@ fn malformed_trace_line_names_file_line_and_field() {
     write(&path, &trace);
     let where_ = format!("{}:3: field Size", path.display());
     for format in [None, Some("msr")] {
-        let mut args = vec!["run", "--device", "tiny", "--scheme", "nogc", "--trace", s(&path)];
+        let mut args = vec![
+            "run",
+            "--device",
+            "tiny",
+            "--scheme",
+            "nogc",
+            "--trace",
+            s(&path),
+        ];
         if let Some(f) = format {
             args.extend(["--format", f]);
         }
@@ -201,7 +338,17 @@ fn malformed_trace_line_names_file_line_and_field() {
     // With --on-error skip the other four records run.
     let json = dir.join("skip.json");
     succeeds(&[
-        "run", "--device", "tiny", "--scheme", "nogc", "--trace", s(&path), "--on-error", "skip", "--json", s(&json),
+        "run",
+        "--device",
+        "tiny",
+        "--scheme",
+        "nogc",
+        "--trace",
+        s(&path),
+        "--on-error",
+        "skip",
+        "--json",
+        s(&json),
     ]);
     let v = read_json(&json);
     assert_eq!(v["integrity"]["requests_completed"], 4);
@@ -211,21 +358,63 @@ fn malformed_trace_line_names_file_line_and_field() {
 fn missing_trace_file_is_named() {
     let dir = scratch("missing-trace");
     let path = dir.join("nowhere.csv");
-    fails(&["run", "--device", "tiny", "--scheme", "nogc", "--trace", s(&path)], &["nowhere.csv"]);
-    fails(&["compare", "--device", "tiny", "--trace", s(&path), "--out", s(&dir)], &["nowhere.csv"]);
+    fails(
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--scheme",
+            "nogc",
+            "--trace",
+            s(&path),
+        ],
+        &["nowhere.csv"],
+    );
+    fails(
+        &[
+            "compare",
+            "--device",
+            "tiny",
+            "--trace",
+            s(&path),
+            "--out",
+            s(&dir),
+        ],
+        &["nowhere.csv"],
+    );
     fails(&["trace", "stats", s(&path)], &["nowhere.csv"]);
-    assert!(!dir.join("summary.csv").exists(), "a failed compare must not write outputs");
+    assert!(
+        !dir.join("summary.csv").exists(),
+        "a failed compare must not write outputs"
+    );
 }
 
 #[test]
 fn bad_replay_options_and_scheme_device_mismatch_are_named() {
-    fails(&["run", "--device", "tiny", "--window", "5:1"], &["--window", "window end 1 must be after start 5"]);
-    fails(&["run", "--device", "tiny", "--time-scale", "0"], &["--time-scale", "time scale must be a number > 0"]);
-    fails(&["run", "--device", "tiny", "--trace", "x.csv", "--format", "csvish"], &["--format", "csvish"]);
+    fails(
+        &["run", "--device", "tiny", "--window", "5:1"],
+        &["--window", "window end 1 must be after start 5"],
+    );
+    fails(
+        &["run", "--device", "tiny", "--time-scale", "0"],
+        &["--time-scale", "time scale must be a number > 0"],
+    );
+    fails(
+        &[
+            "run", "--device", "tiny", "--trace", "x.csv", "--format", "csvish",
+        ],
+        &["--format", "csvish"],
+    );
     // RAIN stripes over channels: the 2-channel test device cannot hold them.
-    fails(&["run", "--device", "tiny", "--scheme", "ttflash"], &["RAIN needs at least 3 channels (got 2)"]);
+    fails(
+        &["run", "--device", "tiny", "--scheme", "ttflash"],
+        &["RAIN needs at least 3 channels (got 2)"],
+    );
     // `gen` without an address span says which field and how to set it.
-    fails(&["gen", "--preset", "bench-ref", "--count", "5"], &["span_bytes", "--span"]);
+    fails(
+        &["gen", "--preset", "bench-ref", "--count", "5"],
+        &["span_bytes", "--span"],
+    );
 }
 
 // ----- success ----------------------------------------------------------------------------
@@ -233,16 +422,29 @@ fn bad_replay_options_and_scheme_device_mismatch_are_named() {
 #[test]
 fn presets_lists_every_preset_and_show_round_trips() {
     let out = succeeds(&["presets"]);
-    let listed: Vec<&str> = out.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    let listed: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
     assert_eq!(listed, flashtail::config::presets::names());
     for n in ["dtrs-demo", "ttflash", "bench-ref", "tiny"] {
         assert!(listed.contains(&n), "{n} missing:\n{out}");
     }
-    let tiny = out.lines().find(|l| l.starts_with("tiny ")).unwrap_or_default();
-    assert!(tiny.contains("2ch x 2chip x 1die x 1pl, 64 blk x 32 pg x 4 KiB"), "{tiny}");
+    let tiny = out
+        .lines()
+        .find(|l| l.starts_with("tiny "))
+        .unwrap_or_default();
+    assert!(
+        tiny.contains("2ch x 2chip x 1die x 1pl, 64 blk x 32 pg x 4 KiB"),
+        "{tiny}"
+    );
     let shown = succeeds(&["presets", "--show", "dtrs-demo"]);
-    let parsed = flashtail::config::presets::parse("shown", &shown).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(parsed, flashtail::config::presets::load("dtrs-demo").unwrap_or_else(|e| panic!("{e}")));
+    let parsed =
+        flashtail::config::presets::parse("shown", &shown).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        parsed,
+        flashtail::config::presets::load("dtrs-demo").unwrap_or_else(|e| panic!("{e}"))
+    );
 }
 
 #[test]
@@ -253,12 +455,18 @@ fn schemes_lists_every_scheme_and_the_victim_policies() {
         .take_while(|l| !l.is_empty())
         .filter_map(|l| l.split_whitespace().next())
         .collect();
-    let known: Vec<&str> = flashtail::gc::scheme_names().iter().map(|(n, _)| *n).collect();
+    let known: Vec<&str> = flashtail::gc::scheme_names()
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
     assert_eq!(names, known);
     for n in ["nogc", "base", "preemptive", "ttflash"] {
         assert!(names.contains(&n), "{n} missing:\n{out}");
     }
-    assert!(out.contains("greedy, cost-benefit, fifo, random, d-choices[:D]"), "{out}");
+    assert!(
+        out.contains("greedy, cost-benefit, fifo, random, d-choices[:D]"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -267,9 +475,22 @@ fn run_on_a_small_trace_counts_every_request_with_analytic_latency() {
     let trace = dir.join("idle.csv");
     write(&trace, &idle_msr_trace());
     let json = dir.join("run.json");
-    let out = succeeds(&["run", "--scheme", "nogc", "--device", "tiny", "--trace", s(&trace), "--json", s(&json)]);
+    let out = succeeds(&[
+        "run",
+        "--scheme",
+        "nogc",
+        "--device",
+        "tiny",
+        "--trace",
+        s(&trace),
+        "--json",
+        s(&json),
+    ]);
     assert!(out.contains("scheme nogc on device tiny"), "{out}");
-    assert!(out.contains("0 violations | 20/20 requests completed"), "{out}");
+    assert!(
+        out.contains("0 violations | 20/20 requests completed"),
+        "{out}"
+    );
     let v = read_json(&json);
     assert_eq!(v["scheme"], "nogc");
     assert_eq!(v["device"], "tiny");
@@ -295,19 +516,36 @@ fn run_on_a_small_trace_counts_every_request_with_analytic_latency() {
 fn compare_writes_four_files_with_one_row_per_scheme_and_op() {
     let dir = scratch("compare");
     let args = |out: &Path| -> Vec<String> {
-        ["compare", "--schemes", "nogc,base", "--gen", "bench-ref", "--gen-count", "2000", "--device", "tiny", "--out"]
-            .iter()
-            .map(|a| a.to_string())
-            .chain([s(out).to_string()])
-            .collect()
+        [
+            "compare",
+            "--schemes",
+            "nogc,base",
+            "--gen",
+            "bench-ref",
+            "--gen-count",
+            "2000",
+            "--device",
+            "tiny",
+            "--out",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .chain([s(out).to_string()])
+        .collect()
     };
     let a = dir.join("a");
     let argv = args(&a);
     let stdout = succeeds(&argv.iter().map(String::as_str).collect::<Vec<_>>());
-    assert!(stdout.contains("Reads (ms; (×) = ratio to nogc)"), "{stdout}");
+    assert!(
+        stdout.contains("Reads (ms; (×) = ratio to nogc)"),
+        "{stdout}"
+    );
     for f in ["summary.json", "summary.csv", "cdf.csv", "report.html"] {
         assert!(a.join(f).is_file(), "{f} not written");
-        assert!(stdout.contains(&format!("wrote {}", a.join(f).display())), "{stdout}");
+        assert!(
+            stdout.contains(&format!("wrote {}", a.join(f).display())),
+            "{stdout}"
+        );
     }
     let csv = read(&a.join("summary.csv"));
     let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
@@ -316,7 +554,14 @@ fn compare_writes_four_files_with_one_row_per_scheme_and_op() {
     let keys: Vec<(&str, &str)> = rows[1..].iter().map(|r| (r[0], r[1])).collect();
     assert_eq!(
         keys,
-        [("nogc", "read"), ("nogc", "write"), ("nogc", "all"), ("base", "read"), ("base", "write"), ("base", "all")]
+        [
+            ("nogc", "read"),
+            ("nogc", "write"),
+            ("nogc", "all"),
+            ("base", "read"),
+            ("base", "write"),
+            ("base", "all")
+        ]
     );
     for r in &rows[1..] {
         assert_eq!(r.len(), rows[0].len());
@@ -325,7 +570,11 @@ fn compare_writes_four_files_with_one_row_per_scheme_and_op() {
         }
     }
     let cdf = read(&a.join("cdf.csv"));
-    assert!(cdf.starts_with("scheme,op,latency_ns,cdf\n"), "{}", &cdf[..cdf.len().min(80)]);
+    assert!(
+        cdf.starts_with("scheme,op,latency_ns,cdf\n"),
+        "{}",
+        &cdf[..cdf.len().min(80)]
+    );
     let json = read_json(&a.join("summary.json"));
     let reports = json["reports"].as_array().cloned().unwrap_or_default();
     assert_eq!(reports.len(), 2);
