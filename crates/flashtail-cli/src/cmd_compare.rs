@@ -21,8 +21,10 @@ pub struct Args {
     /// Victim policy for every scheme (default: each scheme's own).
     #[arg(long)]
     pub victim: Option<String>,
+    /// Seed for preconditioning and randomised policies (same seed, same results).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Turn the integrity oracle off (faster, less memory; not recommended).
     #[arg(long)]
     pub no_oracle: bool,
     /// Output directory.
@@ -42,7 +44,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         a.schemes.clone()
     };
     check_schemes(&schemes)?;
-    let open = a.input.opener(&dev)?;
+    // Every scheme replays the same requests: addresses wrap into the smallest host capacity
+    // among them (RAIN schemes give 1/N of the space to parity).
+    let mut cap = u64::MAX;
+    for s in &schemes {
+        cap = cap.min(flashtail::runner::host_capacity_bytes(&dev, s)?);
+    }
+    let open = a.input.opener(&dev, cap)?;
     let specs: Vec<RunSpec> = schemes
         .iter()
         .map(|s| RunSpec { device: dev.clone(), scheme: s.clone(), victim: a.victim.clone(), seed: a.seed, oracle: !a.no_oracle })

@@ -21,9 +21,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     for n in presets::names() {
         let d = presets::load(n).map_err(anyhow::Error::msg)?;
         let g = &d.geometry;
+        let raw = g.raw_bytes() as f64;
+        let size = if raw >= (1u64 << 30) as f64 { format!("{:.1} GiB", raw / (1u64 << 30) as f64) } else { format!("{:.0} MiB", raw / (1u64 << 20) as f64) };
         println!(
-            "{n:<12} {:>8.1} GiB raw, {}ch x {}chip x {}die x {}pl, {} blk x {} pg x {} KiB — {}",
-            g.raw_bytes() as f64 / (1u64 << 30) as f64,
+            "{n:<12} {size:>10} raw, {}ch x {}chip x {}die x {}pl, {} blk x {} pg x {} KiB — {}",
             g.channels,
             g.chips_per_channel,
             g.dies_per_chip,

@@ -39,7 +39,8 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<()> {
     let dev = a.device.load()?;
     flashtail::runner::check_schemes(std::slice::from_ref(&a.scheme))?;
-    let open = a.input.opener(&dev)?;
+    let cap = flashtail::runner::host_capacity_bytes(&dev, &a.scheme)?;
+    let open = a.input.opener(&dev, cap)?;
     let spec = RunSpec { device: dev, scheme: a.scheme.clone(), victim: a.victim.clone(), seed: a.seed, oracle: !a.no_oracle };
     let progress = Arc::new(Progress::default());
     let p = progress.clone();

@@ -46,9 +46,9 @@ pub struct InputArgs {
 pub type Opener = Box<dyn Fn() -> Result<Box<dyn RequestSource + Send>, String> + Sync + Send>;
 
 impl InputArgs {
-    /// A function that opens a fresh copy of the workload for a device (one per scheme run).
-    pub fn opener(&self, dev: &DeviceConfig) -> anyhow::Result<Opener> {
-        let cap = dev.logical_bytes();
+    /// A function that opens a fresh copy of the workload for a device (one per scheme run),
+    /// addressing `cap` bytes (offsets beyond wrap into it; generators spread over it).
+    pub fn opener(&self, dev: &DeviceConfig, cap: u64) -> anyhow::Result<Opener> {
         let page = dev.geometry.page_size as u64;
         if let Some(name) = &self.gen {
             let mut cfg = flashtail::workload::preset(name).with_context(|| {

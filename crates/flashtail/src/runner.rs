@@ -63,6 +63,18 @@ where
         .collect()
 }
 
+/// Bytes of logical space the host may address under a scheme on a device: the device's
+/// logical capacity, less the parity share when the scheme keeps RAIN parity.
+pub fn host_capacity_bytes(dev: &DeviceConfig, scheme: &str) -> Result<u64, RunError> {
+    let s = build_scheme(scheme, None, 0).map_err(RunError::Config)?;
+    let pages = if s.rain {
+        crate::ftl::rain::Rain::data_capacity(dev.logical_pages(), dev.geometry.channels)
+    } else {
+        dev.logical_pages()
+    };
+    Ok(pages as u64 * dev.geometry.page_size as u64)
+}
+
 /// Check every scheme name before any run starts (so a typo fails in a millisecond).
 pub fn check_schemes(names: &[String]) -> Result<(), RunError> {
     for n in names {

@@ -32,12 +32,9 @@ impl std::str::FromStr for OnError {
 /// An error while opening or reading a trace.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
-    #[error("{file}: {source}")]
-    Io {
-        file: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The I/O error is printed in the message, not chained as a source (no doubled text).
+    #[error("{file}: {error}")]
+    Io { file: String, error: std::io::Error },
     #[error("{file}:{line}: field {field}: {message}")]
     Parse {
         file: String,
@@ -64,7 +61,7 @@ impl TraceError {
                 location: format!("{file}:{line}: field {field}"),
                 message: message.clone(),
             },
-            TraceError::Io { file, source } => SourceError {
+            TraceError::Io { file, error: source } => SourceError {
                 location: file.clone(),
                 message: source.to_string(),
             },

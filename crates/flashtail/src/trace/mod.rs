@@ -85,7 +85,7 @@ pub fn open_trace(path: &Path, opts: &TraceOptions) -> Result<TraceReader, Trace
     let name = path.display().to_string();
     let f = std::fs::File::open(path).map_err(|e| TraceError::Io {
         file: name.clone(),
-        source: e,
+        error: e,
     })?;
     reader_from(&name, Box::new(f), opts)
 }
@@ -117,7 +117,7 @@ pub fn reader_from(
     }
     let io = |e| TraceError::Io {
         file: name.to_string(),
-        source: e,
+        error: e,
     };
     let (compression, r) = decompress::wrap(bytes).map_err(io)?;
     let mut lines = lines::LineReader::new(r);

@@ -161,7 +161,7 @@ impl TraceReader {
         loop {
             let more = self.lines.next_line().map_err(|e| TraceError::Io {
                 file: self.name.clone(),
-                source: e,
+                error: e,
             })?;
             if !more {
                 return Ok(None);

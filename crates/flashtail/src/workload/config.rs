@@ -183,8 +183,8 @@ impl Default for ContentConfig {
 pub enum ConfigError {
     #[error("{file}: {message}")]
     Parse { file: String, message: String },
-    #[error("{file}: cannot read: {source}")]
-    Io { file: String, source: std::io::Error },
+    #[error("{file}: cannot read: {error}")]
+    Io { file: String, error: std::io::Error },
     #[error("workload config field `{field}`: {message}")]
     Invalid { field: &'static str, message: String },
 }
@@ -238,7 +238,7 @@ impl GenConfig {
     /// Reads and parses a TOML file.
     pub fn from_toml_file(path: &Path) -> Result<GenConfig, ConfigError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { file: file.clone(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Io { file: file.clone(), error })?;
         GenConfig::from_toml_str(&text, &file)
     }
 

@@ -130,6 +130,9 @@ pub struct Simulation {
     flush: Option<flush::StripeBuffer>,
     /// Pages programmed in the block table after preconditioning (for conservation).
     programmed_at_start: u64,
+    /// Set when the device can no longer make progress (GC found no free page): the run
+    /// stops with this message instead of crashing.
+    fatal: Option<String>,
 }
 
 impl Simulation {
@@ -213,6 +216,7 @@ impl Simulation {
             free_rebuilds: Vec::new(),
             flush,
             programmed_at_start: 0,
+            fatal: None,
             ftl,
             dev,
             opts,
@@ -236,6 +240,9 @@ impl Simulation {
         let mut next: Option<HostRequest> = src.next_request()?;
         let mut last_arrival = Nanos::ZERO;
         loop {
+            if let Some(msg) = self.fatal.take() {
+                return Err(SimError::Stalled(msg));
+            }
             let ev_t = self.heap.peek().map(|Reverse(e)| e.t);
             let arr_t = next.as_ref().map(|r| r.arrival.max(last_arrival).0);
             match (ev_t, arr_t) {
@@ -256,6 +263,10 @@ impl Simulation {
                     }
                 }
             }
+        }
+        if self.c.requests_submitted == 0 {
+            let notes: Vec<String> = src.summary().into_iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            return Err(SimError::Empty(format!("{} yielded no requests ({})", src.describe(), notes.join("; "))));
         }
         if self.reqs.live > 0 || self.stalled.iter().any(|s| !s.is_empty()) || !self.buffer_wait.is_empty() {
             return Err(SimError::Stalled(format!(
@@ -525,10 +536,15 @@ impl Simulation {
                 if grant.steps != u32::MAX {
                     g.grant = Some(crate::gc::Grant { steps: grant.steps - 1, ..grant });
                 }
-                g.in_flight = true;
                 let Some((dst, took)) = self.ftl.allocate(plane, Stream::Gc, 0) else {
-                    panic!("plane {plane} has no free page for GC: the GC reserve is exhausted");
+                    g.grant = None;
+                    self.fatal = Some(format!(
+                        "plane {plane} has no free page left for GC at t={} ns (raise ftl.gc_reserved_blocks or over-provisioning)",
+                        self.now.0
+                    ));
+                    return None;
                 };
+                g.in_flight = true;
                 let lpn = self.ftl.p2l[src.idx()];
                 let kind = if self.scheme.copyback { TxnKind::GcCopyback } else { TxnKind::GcCopy };
                 let t = self.new_txn(kind, plane, lpn, src.0, NO_REQ);
@@ -862,7 +878,8 @@ impl Simulation {
             while let Some(src) = self.ftl.next_valid_in_block(v, cursor) {
                 cursor = self.ftl.geo.page_in_block(src) + 1;
                 let Some((dst, _)) = self.ftl.allocate(plane, Stream::Gc, 0) else {
-                    panic!("plane {plane} has no free page for instant GC");
+                    self.fatal = Some(format!("plane {plane} has no free page left for (instant) GC at t={} ns", self.now.0));
+                    return;
                 };
                 let _ = self.ftl.blocks.mark_programmed(&self.ftl.geo, dst, self.now.0);
                 let ver = self.oracle.page(src.0);
