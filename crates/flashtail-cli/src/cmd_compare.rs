@@ -2,7 +2,7 @@
 //! prints a table and writes summary.json, summary.csv, cdf.csv and report.html.
 
 use crate::progress::with_bars;
-use crate::sim_args::{DeviceArgs, InputArgs};
+use crate::sim_args::{DeviceArgs, InputArgs, RunOptions};
 use flashtail::report::{format_table, write_outputs, CompareMeta};
 use flashtail::runner::{check_schemes, run_many, RunSpec};
 use flashtail::sim::Progress;
@@ -18,22 +18,11 @@ pub struct Args {
     /// Comma-separated schemes (default: every scheme this build has; see `flashtail schemes`).
     #[arg(long, value_delimiter = ',')]
     pub schemes: Vec<String>,
-    /// Victim policy for every scheme (default: each scheme's own).
-    #[arg(long)]
-    pub victim: Option<String>,
-    /// Seed for preconditioning and randomised policies (same seed, same results).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Turn the integrity oracle off (faster, less memory; not recommended).
-    #[arg(long)]
-    pub no_oracle: bool,
+    #[command(flatten)]
+    pub opts: RunOptions,
     /// Output directory.
     #[arg(long, default_value = "flashtail-out")]
     pub out: PathBuf,
-    /// Leave wall time, memory and speed out of the written files (zeroed), so identical
-    /// inputs and seed give byte-identical outputs.
-    #[arg(long)]
-    pub no_cost: bool,
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
@@ -51,10 +40,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         cap = cap.min(flashtail::runner::host_capacity_bytes(&dev, s)?);
     }
     let open = a.input.opener(&dev, cap)?;
-    let specs: Vec<RunSpec> = schemes
-        .iter()
-        .map(|s| RunSpec { device: dev.clone(), scheme: s.clone(), victim: a.victim.clone(), seed: a.seed, oracle: !a.no_oracle })
-        .collect();
+    let specs: Vec<RunSpec> = schemes.iter().map(|s| a.opts.spec(&dev, s)).collect();
     eprintln!(
         "comparing {} schemes on device '{}' with {} ({} threads)",
         schemes.len(),
@@ -74,7 +60,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let notes = {
         let mut n: Vec<(String, String)> = reports[0].workload_notes.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         n.push(("device_source".into(), dev.source.clone()));
-        n.push(("seed".into(), a.seed.to_string()));
+        n.push(("seed".into(), a.opts.seed.to_string()));
         n.push(("wall_seconds_all_schemes".into(), format!("{wall:.2}")));
         n
     };
@@ -86,13 +72,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         config: serde_json::json!({
             "device": &dev,
             "schemes": &schemes,
-            "victim": &a.victim,
-            "seed": a.seed,
-            "oracle": !a.no_oracle,
+            "victim": &a.opts.victim,
+            "seed": a.opts.seed,
+            "oracle": !a.opts.no_oracle,
             "device_overrides": &a.device.set,
         }),
     };
-    if a.no_cost {
+    if a.opts.no_cost {
         for r in &mut reports {
             r.cost.strip_machine();
         }

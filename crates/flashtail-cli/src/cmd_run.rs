@@ -1,9 +1,9 @@
 //! `flashtail run`: one scheme on one device and workload; prints a summary, writes JSON.
 
 use crate::progress::with_bars;
-use crate::sim_args::{DeviceArgs, InputArgs};
+use crate::sim_args::{DeviceArgs, InputArgs, RunOptions};
 use anyhow::Context;
-use flashtail::runner::{run_one, RunSpec};
+use flashtail::runner::run_one;
 use flashtail::sim::Progress;
 use flashtail::RunReport;
 use std::path::PathBuf;
@@ -18,22 +18,11 @@ pub struct Args {
     /// GC scheme (see `flashtail schemes`).
     #[arg(long, default_value = "base")]
     pub scheme: String,
-    /// Victim policy: greedy, cost-benefit, fifo, random, d-choices[:D].
-    #[arg(long)]
-    pub victim: Option<String>,
-    /// Seed for preconditioning and randomised policies.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Turn the integrity oracle off (faster, less memory; not recommended).
-    #[arg(long)]
-    pub no_oracle: bool,
+    #[command(flatten)]
+    pub opts: RunOptions,
     /// Write the full run report as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Leave wall time, memory and speed out of the JSON (zeroed), so identical inputs and
-    /// seed give byte-identical files.
-    #[arg(long)]
-    pub no_cost: bool,
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
@@ -41,7 +30,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     flashtail::runner::check_schemes(std::slice::from_ref(&a.scheme))?;
     let cap = flashtail::runner::host_capacity_bytes(&dev, &a.scheme)?;
     let open = a.input.opener(&dev, cap)?;
-    let spec = RunSpec { device: dev, scheme: a.scheme.clone(), victim: a.victim.clone(), seed: a.seed, oracle: !a.no_oracle };
+    let spec = a.opts.spec(&dev, &a.scheme);
     let progress = Arc::new(Progress::default());
     let p = progress.clone();
     let report = with_bars(std::slice::from_ref(&a.scheme), &[progress], move || -> anyhow::Result<RunReport> {
@@ -51,7 +40,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     print!("{}", summary_text(&report));
     if let Some(path) = a.json {
         let mut report = report;
-        if a.no_cost {
+        if a.opts.no_cost {
             report.cost.strip_machine();
         }
         let text = serde_json::to_string_pretty(&report)?;

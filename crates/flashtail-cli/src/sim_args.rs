@@ -28,6 +28,36 @@ impl DeviceArgs {
     }
 }
 
+/// How each scheme runs: victim policy, seed, oracle, and what the written files keep.
+#[derive(clap::Args, Clone, Debug)]
+pub struct RunOptions {
+    /// Victim policy: greedy, cost-benefit, fifo, random, d-choices[:D] (default: each scheme's own).
+    #[arg(long)]
+    pub victim: Option<String>,
+    /// Seed for preconditioning and randomised policies (same seed, same results).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Turn the integrity oracle off (faster, less memory; not recommended).
+    #[arg(long)]
+    pub no_oracle: bool,
+    /// Leave wall time, memory and speed out of written files (zeroed), so identical inputs
+    /// and seed give byte-identical outputs.
+    #[arg(long)]
+    pub no_cost: bool,
+}
+
+impl RunOptions {
+    pub fn spec(&self, device: &DeviceConfig, scheme: &str) -> flashtail::runner::RunSpec {
+        flashtail::runner::RunSpec {
+            device: device.clone(),
+            scheme: scheme.to_string(),
+            victim: self.victim.clone(),
+            seed: self.seed,
+            oracle: !self.no_oracle,
+        }
+    }
+}
+
 #[derive(clap::Args, Clone, Debug)]
 pub struct InputArgs {
     #[command(flatten)]
