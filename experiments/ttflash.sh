@@ -26,7 +26,7 @@ build() {
 aging() {
   # Per-plane free blocks after aging, for both layouts (plain / RAIN parity), seed 1.
   # Coarse grid, then the bisection steps between 0.7002 and 0.7015.
-  "$AGE" ttflash 1 0.665 0.70 0.7002 0.7004 0.7006 0.7008 0.7009 0.701 0.7011 0.7012 0.7013 0.7015 0.702 \
+  "$AGE" ttflash 1 0.665 0.70 0.7002 0.7004 0.7006 0.7008 0.7009 0.701 0.7011 0.7012 0.7013 0.7015 0.702 0.698 0.695 \
     | tee "$OUT/aging.tsv"
   # The same r* under another preconditioning seed (the per-plane spread is seed-dependent).
   "$AGE" ttflash 2 0.7011 | tee "$OUT/aging-seed2.tsv"
@@ -57,6 +57,12 @@ runs() {
   # working set of Financial1 and of the looped TPC-C fits, so ttflash never flushes at all.
   local buf=(--set buffer.enabled=true --set buffer.capacity_pages=2048)
   cmp fin1-buf8m "$RSTAR" --trace "$TR/spc/financial1-50k.trace" --format flashsim "${buf[@]}"
+  # Staggered start (DTRS only): at r = 0.698 every plane starts 2-12 blocks ABOVE the
+  # threshold and DTRS's writes (~11 blocks/plane) bring them under it one after another,
+  # closer to a drive in service than r*'s all-at-once start. (0.695: planes start 14-24
+  # blocks above and no scheme collects in 300 s.)
+  cmp stagger-dtrs 0.698
+  cmp stagger-dtrs 0.695
   cmp tpcc-buf8m "$RSTAR" --trace "$TR/spc/tpcc-small.mqsim" --format mqsim --loops 30 --loop-offset 0 --time-scale 0.1 "${buf[@]}"
 }
 
