@@ -23,6 +23,9 @@ pub fn scheme_names() -> Vec<(&'static str, &'static str)> {
         ("base", "greedy blocking GC: a victim is collected to the end while its plane serves nothing else"),
         ("preemptive", "semi-preemptive GC (Lee et al. ISPASS'11): steps yield to user I/O; urgent below the hard threshold"),
     ]
+    .into_iter()
+    .chain(super::partial::SCHEMES.iter().copied())
+    .collect()
 }
 
 /// Build a scheme by name; `victim` overrides its victim policy (default greedy).
@@ -32,6 +35,7 @@ pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Schem
         "nogc" => (Box::new(ThresholdGc { mode: ThresholdMode::Instant }), false, true),
         "base" => (Box::new(ThresholdGc { mode: ThresholdMode::Blocking }), false, false),
         "preemptive" => (Box::new(ThresholdGc { mode: ThresholdMode::Preemptive }), false, false),
+        n if super::partial::handles(n) => (super::partial::build(n, seed)?, false, false),
         _ => {
             let known: Vec<&str> = scheme_names().iter().map(|(n, _)| *n).collect();
             return Err(format!("unknown scheme '{name}' (known: {})", known.join(", ")));
