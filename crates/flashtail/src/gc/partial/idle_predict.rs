@@ -1,9 +1,10 @@
 //! `idle-ma` and `idle-es`: the simple idle-time predictors the RL-GC paper compares with
-//! (§6.2, Tables 11-12). After each write served on a plane with free blocks <= T_GC, the
+//! (§6.2, Tables 11-12). After each write, while some plane has free blocks <= T_GC, the
 //! next inter-request interval is predicted — by the moving average of the last
 //! `ma_window` intervals, or by exponential smoothing with weight `es_weight` — and the
 //! task is sized to the idle time left: floor((predicted − this response time) / one copy),
-//! at most `max_copies`; as with the RL agent, a non-zero task becomes the erase when the
+//! at most `max_copies`, on every plane in that zone (as with the RL agent, the idle gap is
+//! the device's); as with the agent, a non-zero task becomes the erase when the
 //! victim is empty. Zero-interval requests run nothing; intensive mode overrides.
 //! The paper does not give its predictors' parameters; ours are stated in `Params`.
 
@@ -87,6 +88,9 @@ impl GcPolicy for IdlePredictGc {
     fn on_victim_done(&mut self, ctx: &mut GcCtx, plane: PlaneId) {
         self.run.guard(ctx, plane);
     }
+    fn on_timer(&mut self, ctx: &mut GcCtx, token: u64) {
+        self.run.on_timer(ctx, token);
+    }
     fn on_arrival(&mut self, ctx: &mut GcCtx, req: &HostRequest) {
         if let Some(iv) = self.iv.arrive(req.arrival.0) {
             self.predictor.observe(iv);
@@ -97,13 +101,21 @@ impl GcPolicy for IdlePredictGc {
         let r = self.run.res(ctx);
         let gap = self.iv.complete(ctx.now.0, latency.0);
         if op == Op::Write {
-            if self.run.intensive(plane) {
-                self.run.run_intensive(ctx, plane);
-            } else if gap.is_some() && ctx.free_blocks(plane) <= r.t_gc {
+            self.run.run_intensive_all(ctx);
+            if gap.is_some() {
+                // The idle gap is the device's: every plane in the zone may use it.
                 let idle = self.predictor.predict().saturating_sub(latency.0);
                 let n = (idle / r.copy_ns.max(1)).min(self.run.params.max_copies as u64) as u32;
-                self.hist[n as usize] += 1;
-                self.run.run_task(ctx, plane, n, 1, GcMode::Exclusive);
+                let mut used = false;
+                for p in (0..ctx.num_planes()).map(PlaneId) {
+                    if !self.run.intensive(p) && ctx.free_blocks(p) <= r.t_gc {
+                        used = true;
+                        self.run.run_task(ctx, p, n, 1, GcMode::Exclusive);
+                    }
+                }
+                if used {
+                    self.hist[n as usize] += 1;
+                }
             }
         }
         self.run.guard(ctx, plane);

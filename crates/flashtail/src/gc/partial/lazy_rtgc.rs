@@ -28,15 +28,17 @@ impl GcPolicy for LazyRtgc {
     fn on_victim_done(&mut self, ctx: &mut GcCtx, plane: PlaneId) {
         self.run.guard(ctx, plane);
     }
+    fn on_timer(&mut self, ctx: &mut GcCtx, token: u64) {
+        self.run.on_timer(ctx, token);
+    }
     fn on_arrival(&mut self, ctx: &mut GcCtx, _req: &HostRequest) {
         self.run.guard_all(ctx);
     }
     fn on_complete(&mut self, ctx: &mut GcCtx, op: Op, _latency: Nanos, plane: PlaneId) {
         let r = self.run.res(ctx);
         if op == Op::Write {
-            if self.run.intensive(plane) {
-                self.run.run_intensive(ctx, plane);
-            } else if ctx.free_blocks(plane) <= r.t_gc {
+            self.run.run_intensive_all(ctx);
+            if !self.run.intensive(plane) && ctx.free_blocks(plane) <= r.t_gc {
                 self.run.run_task(ctx, plane, r.copies, 1, GcMode::Exclusive);
             }
         }

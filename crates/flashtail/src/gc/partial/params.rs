@@ -41,6 +41,11 @@ pub struct Params {
     pub alpha: f64,
     /// Discount γ.
     pub gamma: f64,
+    /// Initial Q-value of every (state, action). The paper does not give one. Default
+    /// `None` = 1/(1−γ), the largest return the reward allows (optimistic initialisation):
+    /// with 0 and mostly positive rewards, the greedy policy sticks to whichever action it
+    /// tried first in a state, since untried actions keep looking worse than any tried one.
+    pub q_init: Option<f64>,
     /// ε during the first `explore_actions` agent decisions ...
     pub eps_start: f64,
     /// ... and after them.
@@ -71,6 +76,7 @@ impl Default for Params {
             read_gc: false,
             alpha: 0.3,
             gamma: 0.8,
+            q_init: None,
             eps_start: 0.8,
             eps_end: 0.01,
             explore_actions: 1000,
@@ -142,6 +148,7 @@ impl Params {
                 "read_gc" => self.read_gc = v.parse::<bool>().map_err(|_| bad("true or false"))?,
                 "alpha" => self.alpha = frac()?,
                 "gamma" => self.gamma = frac()?,
+                "q_init" => self.q_init = Some(v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| bad("a number"))?),
                 "eps_start" => self.eps_start = frac()?,
                 "eps_end" => self.eps_end = frac()?,
                 "explore_actions" => self.explore_actions = v.parse::<u64>().map_err(|_| bad("a non-negative integer"))?,
@@ -164,7 +171,7 @@ impl Params {
 /// Every key `apply` accepts.
 pub const KEYS: &[&str] = &[
     "t_gc", "igc_on", "t_igc", "igc_copies", "copies", "max_copies", "t_agc", "agc_cap", "agc_invalid_pct", "read_gc",
-    "alpha", "gamma", "eps_start", "eps_end", "explore_actions", "reward_window", "prev_split_us", "ma_window",
+    "alpha", "gamma", "q_init", "eps_start", "eps_end", "explore_actions", "reward_window", "prev_split_us", "ma_window",
     "es_weight",
 ];
 

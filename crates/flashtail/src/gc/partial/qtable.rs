@@ -30,7 +30,7 @@ pub fn state(prev_interval_ns: u64, cur_interval_ns: u64, prev_action: u32, max_
     (p * CUR_BINS + cur_bin(cur_interval_ns)) * 2 + a
 }
 
-/// Q-values, row-major `[state][action]`, all starting at 0.
+/// Q-values, row-major `[state][action]`, all starting at `init`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QTable {
     pub actions: usize,
@@ -40,8 +40,8 @@ pub struct QTable {
 }
 
 impl QTable {
-    pub fn new(actions: usize, alpha: f64, gamma: f64) -> QTable {
-        QTable { actions, q: vec![0.0; STATES * actions], alpha, gamma }
+    pub fn new(actions: usize, alpha: f64, gamma: f64, init: f64) -> QTable {
+        QTable { actions, q: vec![init; STATES * actions], alpha, gamma }
     }
 
     pub fn get(&self, s: usize, a: usize) -> f64 {
@@ -105,7 +105,7 @@ mod tests {
 
     #[test]
     fn update_arithmetic_by_hand() {
-        let mut t = QTable::new(3, 0.3, 0.8);
+        let mut t = QTable::new(3, 0.3, 0.8, 0.0);
         // From zero: 0.7·0 + 0.3·(1 + 0.8·0) = 0.3.
         t.update(4, 1, 1.0, 9, 2);
         assert!((t.get(4, 1) - 0.3).abs() < 1e-12);
@@ -122,7 +122,7 @@ mod tests {
 
     #[test]
     fn greedy_picks_best_and_epsilon_explores() {
-        let mut t = QTable::new(4, 0.3, 0.8);
+        let mut t = QTable::new(4, 0.3, 0.8, 0.0);
         t.set(7, 2, 0.9);
         t.set(7, 3, 0.1);
         let mut rng = ChaCha8Rng::seed_from_u64(1);

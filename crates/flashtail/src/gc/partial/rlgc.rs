@@ -17,9 +17,14 @@
 //! and after reads (read-initiated triggering; the read is served first, so it is not
 //! slowed).
 //!
-//! One agent (one Q-table) serves all planes: the intervals describe the host, which is
-//! shared; the task runs on the plane of the request that invoked it. A chain of decisions
-//! is broken (no update across it) when a request is served outside the trigger zone.
+//! One agent serves the device: the intervals describe the host, and the idle gap that
+//! follows a request is idle time for every plane, so the chosen task runs on every plane
+//! in the trigger zone (free <= T_GC; for the aggressive variant also <= T_AGC, capped).
+//! That also keeps the paper's credit assignment sound on a multi-plane device: GC after
+//! request t−1 delays request t whichever plane t lands on. (Running it only on the plane
+//! of the request just served lets the next request dodge the GC by landing on another
+//! plane, and the reward then credits the wrong action.) A chain of decisions is broken
+//! (no update across it) when a request is served with no plane in the zone.
 
 use super::intervals::Intervals;
 use super::params::Params;
@@ -60,7 +65,7 @@ impl RlGc {
         }
         let actions = params.max_copies as usize + 1;
         RlGc {
-            q: QTable::new(actions, params.alpha, params.gamma),
+            q: QTable::new(actions, params.alpha, params.gamma, params.q_init.unwrap_or(1.0 / (1.0 - params.gamma).max(1e-3))),
             reward: RewardTracker::new(params.reward_window),
             rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5a5a_0f0f_1234_9876),
             run: TaskRunner::new(params),
@@ -97,6 +102,9 @@ impl GcPolicy for RlGc {
     fn on_victim_done(&mut self, ctx: &mut GcCtx, plane: PlaneId) {
         self.run.guard(ctx, plane);
     }
+    fn on_timer(&mut self, ctx: &mut GcCtx, token: u64) {
+        self.run.on_timer(ctx, token);
+    }
     fn on_arrival(&mut self, ctx: &mut GcCtx, req: &HostRequest) {
         self.iv.arrive(req.arrival.0);
         self.run.guard_all(ctx);
@@ -106,16 +114,24 @@ impl GcPolicy for RlGc {
         let gap = self.iv.complete(ctx.now.0, latency.0);
         let reward = self.reward.reward(latency.0);
         self.reward.push(latency.0);
-        let free = ctx.free_blocks(plane);
-        let early = self.aggressive && free > r.t_gc && free <= self.run.params.t_agc;
-        let in_zone = free <= r.t_gc || early;
-        let op_ok = op == Op::Write || self.run.params.read_gc;
-        let intensive = self.run.intensive(plane) && op == Op::Write;
-        if !in_zone {
+        // Planes in the trigger zone, each with whether it is only in the early zone.
+        let (t_gc, t_agc) = (r.t_gc, if self.aggressive { self.run.params.t_agc } else { 0 });
+        let zone: Vec<(PlaneId, bool)> = (0..ctx.num_planes())
+            .map(PlaneId)
+            .filter_map(|p| {
+                let free = ctx.free_blocks(p);
+                (free <= t_gc.max(t_agc)).then_some((p, free > t_gc))
+            })
+            .collect();
+        if zone.is_empty() {
             self.last = None;
         }
+        let op_ok = op == Op::Write || self.run.params.read_gc;
+        if op == Op::Write {
+            self.run.run_intensive_all(ctx);
+        }
         match gap {
-            Some(g) if in_zone && op_ok => {
+            Some(g) if !zone.is_empty() && op_ok => {
                 let p = &self.run.params;
                 let s = qtable::state(g.prev, g.cur, self.prev_action, p.max_copies, p.prev_split_us * 1000);
                 let (a, explored) = self.q.choose(s, self.epsilon(), &mut self.rng);
@@ -127,23 +143,23 @@ impl GcPolicy for RlGc {
                 self.prev_action = a as u32;
                 self.decisions += 1;
                 self.explorations += u64::from(explored);
-                self.early_decisions += u64::from(early);
+                self.early_decisions += u64::from(zone.iter().all(|&(_, early)| early));
                 self.read_decisions += u64::from(op == Op::Read);
                 self.visits[s] += 1;
                 self.action_hist[a] += 1;
-                if intensive {
-                    self.overridden += 1;
-                    self.run.run_intensive(ctx, plane);
-                } else {
-                    let (n, min_invalid) = if early { ((a as u32).min(p.agc_cap), r.agc_min_invalid) } else { (a as u32, 1) };
-                    self.run.run_task(ctx, plane, n, min_invalid, GcMode::Exclusive);
+                let cap = p.agc_cap;
+                for (q, early) in zone {
+                    if op == Op::Write && self.run.intensive(q) {
+                        // Intensive GC overrides the agent (its task already ran above).
+                        self.overridden += 1;
+                    } else if early {
+                        self.run.run_task(ctx, q, (a as u32).min(cap), r.agc_min_invalid, GcMode::Exclusive);
+                    } else {
+                        self.run.run_task(ctx, q, a as u32, 1, GcMode::Exclusive);
+                    }
                 }
             }
-            _ => {
-                if intensive {
-                    self.run.run_intensive(ctx, plane);
-                }
-            }
+            _ => {}
         }
         self.run.guard(ctx, plane);
     }

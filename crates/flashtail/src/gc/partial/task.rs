@@ -5,14 +5,16 @@
 //! them and delay whatever arrives meanwhile (which is the cost RL-GC learns to avoid).
 //!
 //! Also here: intensive mode (at one free block, tasks grow to `igc_copies` until free
-//! blocks exceed T_IGC) and a last-resort guard: when a plane can no longer take host
-//! writes, its victim is collected to the end (counted as `emergency_collections`; never
-//! seen in a healthy run). How many tasks to run and when is each scheme's business.
+//! blocks exceed T_IGC; they run after every host write, on each plane in that mode), and
+//! a guard for a plane that can take no more host writes: it gets intensive tasks re-armed
+//! by timer until it can (`blocked_tasks`); only if no task can help is a whole victim
+//! collected (`emergency_collections`, never seen in a healthy run). How many tasks to run
+//! and when is each scheme's business.
 
 use super::params::{Params, Resolved};
 use crate::ftl::BlockState;
 use crate::gc::policy::{GcCtx, GcMode, Grant};
-use crate::units::PlaneId;
+use crate::units::{Nanos, PlaneId};
 use serde_json::json;
 
 /// What `run_task` did.
@@ -35,6 +37,9 @@ pub struct ModeChange {
     pub intensive: bool,
 }
 
+/// Timer tokens of the blocked-plane guard.
+const GUARD_TOKEN: u64 = 1 << 40;
+
 /// Keep at most this many transitions in the log (the counters keep counting).
 const MODE_LOG_CAP: usize = 200;
 
@@ -46,6 +51,8 @@ pub struct TaskStats {
     pub intensive_tasks: u64,
     pub intensive_entries: u64,
     pub busy_skips: u64,
+    /// Intensive tasks run because a plane could take no more host writes.
+    pub blocked_tasks: u64,
     pub emergency_collections: u64,
 }
 
@@ -93,15 +100,37 @@ impl TaskRunner {
         }
     }
 
-    /// Host writes can no longer get a page on this plane: collect a whole victim now
-    /// rather than let the device stall with nobody to trigger GC.
+    /// Host writes can no longer get a page on this plane. Writes then go elsewhere or
+    /// wait, so no write may complete here to trigger the next intensive task: run one now
+    /// and look again (by timer) once it should be over, until the plane takes writes.
     pub fn guard(&mut self, ctx: &mut GcCtx, p: PlaneId) {
         let pb = &ctx.ftl.blocks.planes[p.idx()];
         let blocked = pb.user_frontier.is_none() && pb.free.len() as u32 <= ctx.dev.ftl.gc_reserved_blocks;
         if blocked && !ctx.planes[p.idx()].active() {
-            self.stats.emergency_collections += 1;
-            ctx.grant(p, Grant::until_done(GcMode::Urgent));
+            let r = self.res(ctx);
+            match self.run_intensive(ctx, p) {
+                Task::Copies(_) | Task::Erase => {
+                    self.stats.blocked_tasks += 1;
+                    let dt = r.igc_copies as u64 * r.copy_ns + ctx.dev.timing.erase_ns;
+                    ctx.timer(ctx.now + Nanos(dt), GUARD_TOKEN | p.0 as u64);
+                }
+                Task::Nothing | Task::Busy => {
+                    // Nothing collectable by tasks: take a whole victim (never seen in a
+                    // healthy run; counted).
+                    self.stats.emergency_collections += 1;
+                    ctx.grant(p, Grant::until_done(GcMode::Urgent));
+                }
+            }
         }
+    }
+
+    /// A guard timer fired (see [`TaskRunner::guard`]); false if the token is not ours.
+    pub fn on_timer(&mut self, ctx: &mut GcCtx, token: u64) -> bool {
+        if token & GUARD_TOKEN == 0 {
+            return false;
+        }
+        self.guard(ctx, PlaneId((token & 0xffff_ffff) as u32));
+        true
     }
 
     /// Guard every plane.
@@ -111,7 +140,18 @@ impl TaskRunner {
         }
     }
 
-    /// The intensive task after a host write.
+    /// After a host write: an intensive task on every plane in intensive mode. (Writes
+    /// spread over planes, and a plane short of space gets fewer of them, so tying its
+    /// intensive tasks to writes served on it alone could leave it starving.)
+    pub fn run_intensive_all(&mut self, ctx: &mut GcCtx) {
+        for p in 0..self.intensive.len() as u32 {
+            if self.intensive[p as usize] {
+                self.run_intensive(ctx, PlaneId(p));
+            }
+        }
+    }
+
+    /// The intensive task on one plane.
     pub fn run_intensive(&mut self, ctx: &mut GcCtx, p: PlaneId) -> Task {
         let n = self.res(ctx).igc_copies;
         let t = self.run_task(ctx, p, n, 1, GcMode::Urgent);
