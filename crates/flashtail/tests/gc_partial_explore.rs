@@ -63,23 +63,30 @@ fn trained() {
     dev.geometry.planes_per_die = std::env::var("PLANES").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
     let dense_gap: u64 = std::env::var("DENSE").ok().and_then(|v| v.parse().ok()).unwrap_or(2_500_000);
     let n: usize = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(60_000);
-    let train = phased(n, 200, 30_000_000, 200, dense_gap, &dev, 0.6, 1);
-    let test = phased(30_000, 200, 30_000_000, 200, dense_gap, &dev, 0.6, 2);
-    let r = run(&dev, "rlgc", train, 1);
+    
+    let sparse_gap: u64 = std::env::var("SPARSE").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000_000);
+    let test = phased(30_000, 200, sparse_gap, 200, dense_gap, &dev, 0.6, 2);
+    let train = phased(n, 200, sparse_gap, 200, dense_gap, &dev, 0.6, 1);
+    let scheme = std::env::var("SCHEME").unwrap_or("rlgc".into());
+    let r = run(&dev, &scheme, train, 1);
     let q: Vec<f64> = r.scheme_details["q_table"].as_array().unwrap().iter().flat_map(|row| row.as_array().unwrap().iter().map(|x| x.as_f64().unwrap())).collect();
     let mut p = Params::default();
+    let (base, spec) = scheme.split_once(':').unwrap_or((&scheme, ""));
+    p.apply(base, spec).unwrap();
     p.explore_actions = 0;
-    let mut agent = RlGc::new(p, false, 1);
+    let mut agent = RlGc::new(p, base == "rlgc-aggressive", 1);
     agent.q.q = q;
     let mut s = flashtail::gc::build_scheme("rlgc", None, 1).unwrap();
     s.gc = Box::new(agent);
     let sim = flashtail::Simulation::new(dev.clone(), s, opts(1)).unwrap();
     let rt = sim.run(&mut flashtail::VecSource::new(test.clone())).unwrap();
     let lazy = run(&dev, "lazy-rtgc", test.clone(), 1);
-    let fresh = run(&dev, "rlgc", test.clone(), 1);
+    let fresh = run(&dev, &scheme, test.clone(), 1);
     let ma = run(&dev, "idle-ma", test, 1);
     for (name, x) in [("lazy", &lazy), ("fresh rl", &fresh), ("trained rl", &rt), ("idle-ma", &ma)] {
         eprintln!("{name:12} p99 {:>7} p99.9 {:>7} p99.99 {:>7} erases {}", x.writes.p99_ns / 1000, x.writes.p99_9_ns / 1000, x.writes.p99_99_ns / 1000, x.flash.erases);
     }
-    eprintln!("hist trained {}", rt.scheme_details["action_histogram"]);
+    eprintln!("hist trained {} tasks {}", rt.scheme_details["action_histogram"], rt.scheme_details["runner"]["tasks"]);
+    eprintln!("lazy tasks {}", lazy.scheme_details["tasks"]);
+    for (l, f) in [(&lazy, "lazy"), (&rt, "trained")] { let pts = &l.cdf_writes.points; let tail: Vec<String> = pts.iter().rev().take(12).map(|(x, q)| format!("{}:{:.5}", x / 1000, q)).collect(); eprintln!("{f} tail {}", tail.join(" ")); }
 }
