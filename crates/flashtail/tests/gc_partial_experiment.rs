@@ -1,0 +1,91 @@
+//! The RL-GC experiment (not run in CI): both RL-GC presets, shrunk to `BLOCKS` blocks per
+//! plane so an empty device fills and GC runs within a few hundred thousand requests;
+//! write-heavy on/off workloads following RL-GC Table 1 (home1, home2, webmail, oltp);
+//! every scheme's write p99 / p99.9 / p99.99 and erase count normalised to lazy-rtgc; the
+//! RL schemes over 10 seeds (mean and standard deviation of the normalised values).
+//!
+//! cargo test --release -p flashtail --test gc_partial_experiment -- --ignored --nocapture
+//! (env: BLOCKS=256 REQUESTS=400000 SEEDS=10 OUT=path.md)
+mod gc_partial_support;
+use flashtail::config::presets;
+use flashtail::RunReport;
+use gc_partial_support::*;
+
+fn env<T: std::str::FromStr>(k: &str, d: T) -> T {
+    std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d)
+}
+
+struct Row {
+    p99: f64,
+    p999: f64,
+    p9999: f64,
+    erases: f64,
+}
+
+fn norm(r: &RunReport, l: &RunReport) -> Row {
+    Row {
+        p99: r.writes.p99_ns as f64 / l.writes.p99_ns as f64,
+        p999: r.writes.p99_9_ns as f64 / l.writes.p99_9_ns as f64,
+        p9999: r.writes.p99_99_ns as f64 / l.writes.p99_99_ns as f64,
+        erases: r.flash.erases as f64 / l.flash.erases.max(1) as f64,
+    }
+}
+
+fn mean_sd(x: &[f64]) -> (f64, f64) {
+    let m = x.iter().sum::<f64>() / x.len() as f64;
+    let v = x.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / (x.len().max(2) - 1) as f64;
+    (m, v.sqrt())
+}
+
+#[test]
+#[ignore]
+fn rlgc_experiment() {
+    let blocks: u32 = env("BLOCKS", 256);
+    let n: usize = env("REQUESTS", 400_000);
+    let seeds: u64 = env("SEEDS", 10);
+    let mut out = String::new();
+    out += &format!("Devices shrunk to {blocks} blocks/plane (paper: 2731 / 2874), empty at start, host-write reserve 1 block; {n} requests per run; RL schemes over seeds 1..={seeds}.\n\n");
+    for preset in ["rlgc-128gb", "rlgc-512gb"] {
+        let mut dev = presets::load(preset).unwrap();
+        dev.geometry.blocks_per_plane = blocks;
+        dev.ftl.gc_reserved_blocks = 1;
+        dev.precondition = flashtail::config::Precondition::None;
+        out += &format!("### {preset}\n\n| workload | scheme | p99 | p99.9 | p99.99 | erases | lazy-rtgc p99 / p99.9 / p99.99 (ms), erases |\n|---|---|---|---|---|---|---|\n");
+        for row in ["home1", "home2", "webmail", "oltp"] {
+            let reqs = OnOff::table1(row, n, 11).generate(&dev);
+            let lazy = run(&dev, "lazy-rtgc", reqs.clone(), 1);
+            let ms = |x: u64| x as f64 / 1e6;
+            let lazy_txt = format!(
+                "{:.2} / {:.2} / {:.2}, {}",
+                ms(lazy.writes.p99_ns), ms(lazy.writes.p99_9_ns), ms(lazy.writes.p99_99_ns), lazy.flash.erases
+            );
+            eprintln!("{preset} {row} lazy {lazy_txt} (writes {}, gc moves {})", lazy.writes.count, lazy.flash.gc_pages_migrated);
+            for scheme in ["rlgc", "rlgc-aggressive", "idle-ma", "idle-es"] {
+                let k = if scheme.starts_with("rlgc") { seeds } else { 1 };
+                let rs: Vec<Row> = std::thread::scope(|sc| {
+                    let hs: Vec<_> = (1..=k)
+                        .collect::<Vec<_>>()
+                        .chunks(k.div_ceil(2) as usize)
+                        .map(|ch| {
+                            let (dev, reqs, lazy, ch) = (&dev, &reqs, &lazy, ch.to_vec());
+                            sc.spawn(move || ch.into_iter().map(|s| norm(&run(dev, scheme, reqs.clone(), s), lazy)).collect::<Vec<Row>>())
+                        })
+                        .collect();
+                    hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+                });
+                let f = |g: fn(&Row) -> f64| {
+                    let (m, sd) = mean_sd(&rs.iter().map(g).collect::<Vec<f64>>());
+                    if k > 1 { format!("{m:.2} ± {sd:.2}") } else { format!("{m:.2}") }
+                };
+                let line = format!("| {row} | {scheme} | {} | {} | {} | {} | {lazy_txt} |\n", f(|r| r.p99), f(|r| r.p999), f(|r| r.p9999), f(|r| r.erases));
+                eprint!("{line}");
+                out += &line;
+            }
+        }
+        out += "\n";
+    }
+    println!("{out}");
+    if let Ok(p) = std::env::var("OUT") {
+        std::fs::write(p, &out).unwrap();
+    }
+}
