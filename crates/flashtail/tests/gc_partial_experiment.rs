@@ -5,7 +5,9 @@
 //! RL schemes over 10 seeds (mean and standard deviation of the normalised values).
 //!
 //! cargo test --release -p flashtail --test gc_partial_experiment -- --ignored --nocapture
-//! (env: BLOCKS=256 REQUESTS=400000 SEEDS=10 OUT=path.md)
+//! (env: BLOCKS=256 REQUESTS=400000 SEEDS=10 OUT=path.md ROWS="home1 oltp"
+//! PRESETS=rlgc-128gb SHORT_US=1000: in-burst gap, keeping the row's mean interval;
+//! FOOTPRINT=0.6 HOT=0.8: share of the logical space written, share of writes to its hot fifth)
 mod gc_partial_support;
 use flashtail::config::presets;
 use flashtail::RunReport;
@@ -45,14 +47,25 @@ fn rlgc_experiment() {
     let seeds: u64 = env("SEEDS", 10);
     let mut out = String::new();
     out += &format!("Devices shrunk to {blocks} blocks/plane (paper: 2731 / 2874), empty at start, host-write reserve 1 block; {n} requests per run; RL schemes over seeds 1..={seeds}.\n\n");
-    for preset in ["rlgc-128gb", "rlgc-512gb"] {
+    let presets_env = std::env::var("PRESETS").unwrap_or("rlgc-128gb rlgc-512gb".into());
+    for preset in presets_env.split_whitespace() {
         let mut dev = presets::load(preset).unwrap();
         dev.geometry.blocks_per_plane = blocks;
         dev.ftl.gc_reserved_blocks = 1;
         dev.precondition = flashtail::config::Precondition::None;
         out += &format!("### {preset}\n\n| workload | scheme | p99 | p99.9 | p99.99 | erases | lazy-rtgc p99 / p99.9 / p99.99 (ms), erases |\n|---|---|---|---|---|---|---|\n");
-        for row in ["home1", "home2", "webmail", "oltp"] {
-            let reqs = OnOff::table1(row, n, 11).generate(&dev);
+        let rows: Vec<String> = std::env::var("ROWS").unwrap_or("home1 home2 webmail oltp".into()).split_whitespace().map(String::from).collect();
+        for row in rows.iter().map(|r| r.as_str()) {
+            let mut w = OnOff::table1(row, n, 11);
+            if let (Ok(us), true) = (std::env::var("SHORT_US"), w.p_long > 0.0) {
+                // Re-split the same mean interval with another in-burst gap.
+                let mean = (1.0 - w.p_long) * w.short_ns + w.p_long * w.long_ns;
+                w.short_ns = us.parse::<f64>().unwrap() * 1e3;
+                w.long_ns = (mean - (1.0 - w.p_long) * w.short_ns) / w.p_long;
+            }
+            w.footprint = env("FOOTPRINT", w.footprint);
+            w.hot_share = env("HOT", w.hot_share);
+            let reqs = w.generate(&dev);
             let lazy = run(&dev, "lazy-rtgc", reqs.clone(), 1);
             let ms = |x: u64| x as f64 / 1e6;
             let lazy_txt = format!(

@@ -90,3 +90,27 @@ fn trained() {
     eprintln!("lazy tasks {}", lazy.scheme_details["tasks"]);
     for (l, f) in [(&lazy, "lazy"), (&rt, "trained")] { let pts = &l.cdf_writes.points; let tail: Vec<String> = pts.iter().rev().take(12).map(|(x, q)| format!("{}:{:.5}", x / 1000, q)).collect(); eprintln!("{f} tail {}", tail.join(" ")); }
 }
+
+#[test]
+#[ignore]
+fn sanity_regular() {
+    let mut dev = small_128gb(64, 32);
+    dev.geometry.planes_per_die = 1;
+    let gap: u64 = std::env::var("GAP").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000_000);
+    let reqs = bursts(30_000, 1, 0, gap, &dev, 0.6, 1);
+    let schemes: Vec<String> = std::env::var("SCHEMES").unwrap_or("lazy-rtgc rlgc".into()).split_whitespace().map(String::from).collect();
+    for s in schemes.iter().map(|s| s.as_str()) {
+        let r = run(&dev, s, reqs.clone(), 1);
+        let d = &r.scheme_details;
+        eprintln!("{s} p99 {} p99.9 {} p99.99 {} mean {}", r.writes.p99_ns / 1000, r.writes.p99_9_ns / 1000, r.writes.p99_99_ns / 1000, r.writes.mean_ns / 1000.0);
+        if s.starts_with("rlgc") {
+            eprintln!("hist {} thr {}", d["action_histogram"], d["reward_thresholds_ns"]);
+            for (i, row) in d["q_table"].as_array().unwrap().iter().enumerate() {
+                if d["state_visits"][i].as_u64().unwrap() > 0 {
+                    let v: Vec<String> = row.as_array().unwrap().iter().map(|x| format!("{:.2}", x.as_f64().unwrap())).collect();
+                    eprintln!("s{i} visits {} | {}", d["state_visits"][i], v.join(" "));
+                }
+            }
+        }
+    }
+}
