@@ -22,6 +22,14 @@ struct Row {
     p999: f64,
     p9999: f64,
     erases: f64,
+    /// Intensive-mode entries (absolute).
+    igc: f64,
+}
+
+fn igc(r: &RunReport) -> u64 {
+    let d = &r.scheme_details;
+    let t = if d["runner"].is_null() { &d["tasks"] } else { &d["runner"]["tasks"] };
+    t["intensive_entries"].as_u64().unwrap_or(0)
 }
 
 fn norm(r: &RunReport, l: &RunReport) -> Row {
@@ -30,6 +38,7 @@ fn norm(r: &RunReport, l: &RunReport) -> Row {
         p999: r.writes.p99_9_ns as f64 / l.writes.p99_9_ns as f64,
         p9999: r.writes.p99_99_ns as f64 / l.writes.p99_99_ns as f64,
         erases: r.flash.erases as f64 / l.flash.erases.max(1) as f64,
+        igc: igc(r) as f64,
     }
 }
 
@@ -53,7 +62,7 @@ fn rlgc_experiment() {
         dev.geometry.blocks_per_plane = blocks;
         dev.ftl.gc_reserved_blocks = 1;
         dev.precondition = flashtail::config::Precondition::None;
-        out += &format!("### {preset}\n\n| workload | scheme | p99 | p99.9 | p99.99 | erases | lazy-rtgc p99 / p99.9 / p99.99 (ms), erases |\n|---|---|---|---|---|---|---|\n");
+        out += &format!("### {preset}\n\n| workload | scheme | p99 | p99.9 | p99.99 | erases | IGC entries | lazy-rtgc p99 / p99.9 / p99.99 (ms), erases, IGC entries |\n|---|---|---|---|---|---|---|---|\n");
         let rows: Vec<String> = std::env::var("ROWS").unwrap_or("home1 home2 webmail oltp".into()).split_whitespace().map(String::from).collect();
         for row in rows.iter().map(|r| r.as_str()) {
             let mut w = OnOff::table1(row, n, 11);
@@ -69,8 +78,8 @@ fn rlgc_experiment() {
             let lazy = run(&dev, "lazy-rtgc", reqs.clone(), 1);
             let ms = |x: u64| x as f64 / 1e6;
             let lazy_txt = format!(
-                "{:.2} / {:.2} / {:.2}, {}",
-                ms(lazy.writes.p99_ns), ms(lazy.writes.p99_9_ns), ms(lazy.writes.p99_99_ns), lazy.flash.erases
+                "{:.2} / {:.2} / {:.2}, {}, {}",
+                ms(lazy.writes.p99_ns), ms(lazy.writes.p99_9_ns), ms(lazy.writes.p99_99_ns), lazy.flash.erases, igc(&lazy)
             );
             eprintln!("{preset} {row} lazy {lazy_txt} (writes {}, gc moves {})", lazy.writes.count, lazy.flash.gc_pages_migrated);
             for scheme in ["rlgc", "rlgc-aggressive", "idle-ma", "idle-es"] {
@@ -90,7 +99,8 @@ fn rlgc_experiment() {
                     let (m, sd) = mean_sd(&rs.iter().map(g).collect::<Vec<f64>>());
                     if k > 1 { format!("{m:.2} ± {sd:.2}") } else { format!("{m:.2}") }
                 };
-                let line = format!("| {row} | {scheme} | {} | {} | {} | {} | {lazy_txt} |\n", f(|r| r.p99), f(|r| r.p999), f(|r| r.p9999), f(|r| r.erases));
+                let igc_mean = rs.iter().map(|r| r.igc).sum::<f64>() / rs.len() as f64;
+                let line = format!("| {row} | {scheme} | {} | {} | {} | {} | {igc_mean:.0} | {lazy_txt} |\n", f(|r| r.p99), f(|r| r.p999), f(|r| r.p9999), f(|r| r.erases));
                 eprint!("{line}");
                 out += &line;
             }

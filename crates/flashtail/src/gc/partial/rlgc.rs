@@ -1,8 +1,8 @@
 //! `rlgc` and `rlgc-aggressive`: RL-assisted GC scheduling (Kang, Shin, Yoo, ACM TECS
 //! 2017; Algorithm 1, §5.2-5.3).
 //!
-//! After a host write is served on a plane with free blocks <= T_GC, a tabular Q-learning
-//! agent picks how many valid-page copies (0..=max_copies) to run right away on that plane;
+//! After a host write is served while some plane has free blocks <= T_GC, a tabular
+//! Q-learning agent picks how many valid-page copies (0..=max_copies) to run right away;
 //! a non-zero action becomes the victim's erase when it has no valid page left. The task
 //! is real flash work (`Exclusive`: it delays whatever arrives meanwhile). The reward is the
 //! response time of the request served, graded against the moving p70/p90/p99 (see
@@ -130,36 +130,33 @@ impl GcPolicy for RlGc {
         if op == Op::Write {
             self.run.run_intensive_all(ctx);
         }
-        match gap {
-            Some(g) if !zone.is_empty() && op_ok => {
-                let p = &self.run.params;
-                let s = qtable::state(g.prev, g.cur, self.prev_action, p.max_copies, p.prev_split_us * 1000);
-                let (a, explored) = self.q.choose(s, self.epsilon(), &mut self.rng);
-                if let Some((s0, a0)) = self.last {
-                    self.q.update(s0, a0, reward, s, a);
-                    self.updates += 1;
-                }
-                self.last = Some((s, a));
-                self.prev_action = a as u32;
-                self.decisions += 1;
-                self.explorations += u64::from(explored);
-                self.early_decisions += u64::from(zone.iter().all(|&(_, early)| early));
-                self.read_decisions += u64::from(op == Op::Read);
-                self.visits[s] += 1;
-                self.action_hist[a] += 1;
-                let cap = p.agc_cap;
-                for (q, early) in zone {
-                    if op == Op::Write && self.run.intensive(q) {
-                        // Intensive GC overrides the agent (its task already ran above).
-                        self.overridden += 1;
-                    } else if early {
-                        self.run.run_task(ctx, q, (a as u32).min(cap), r.agc_min_invalid, GcMode::Exclusive);
-                    } else {
-                        self.run.run_task(ctx, q, a as u32, 1, GcMode::Exclusive);
-                    }
+        if let Some(g) = gap.filter(|_| !zone.is_empty() && op_ok) {
+            let p = &self.run.params;
+            let s = qtable::state(g.prev, g.cur, self.prev_action, p.max_copies, p.prev_split_us * 1000);
+            let (a, explored) = self.q.choose(s, self.epsilon(), &mut self.rng);
+            if let Some((s0, a0)) = self.last {
+                self.q.update(s0, a0, reward, s, a);
+                self.updates += 1;
+            }
+            self.last = Some((s, a));
+            self.prev_action = a as u32;
+            self.decisions += 1;
+            self.explorations += u64::from(explored);
+            self.early_decisions += u64::from(zone.iter().all(|&(_, early)| early));
+            self.read_decisions += u64::from(op == Op::Read);
+            self.visits[s] += 1;
+            self.action_hist[a] += 1;
+            let cap = p.agc_cap;
+            for (q, early) in zone {
+                if op == Op::Write && self.run.intensive(q) {
+                    // Intensive GC overrides the agent (its task already ran above).
+                    self.overridden += 1;
+                } else if early {
+                    self.run.run_task(ctx, q, (a as u32).min(cap), r.agc_min_invalid, GcMode::Exclusive);
+                } else {
+                    self.run.run_task(ctx, q, a as u32, 1, GcMode::Exclusive);
                 }
             }
-            _ => {}
         }
         self.run.guard(ctx, plane);
     }
