@@ -1,4 +1,9 @@
-//! Scratch exploration (ignored).
+//! Diagnostics behind docs/rlgc.md's findings (all `#[ignore]`, not CI): side-by-side runs
+//! on small devices (`explore`), the agent's learned Q-table per visited state
+//! (`policy_dump`), train-then-replay (`trained`) and one-state sanity check
+//! (`sanity_regular`). Knobs by environment: PLANES, DENSE, SPARSE (ns), N, SCHEME(S), GAP.
+//!
+//! cargo test --release -p flashtail --test gc_partial_explore -- --ignored --nocapture sanity_regular
 mod gc_partial_support;
 use gc_partial_support::*;
 
@@ -15,7 +20,6 @@ fn explore() {
         ("sparse", OnOff { requests: n, write_pct: 100.0, mean_size: 8192.0, short_ns: 300_000.0, p_long: 0.8, long_ns: 20e6, footprint: 0.9, hot_share: 0.2, seed: 1 }.generate(&dev)),
         ("noidle", phased(n, 1, 900_000, 1, 900_000, &dev, 0.6, 1)),
     ] {
-        
         for s in &schemes {
             let t = std::time::Instant::now();
             let r = run_counted(&dev, s, reqs.clone(), 1);
