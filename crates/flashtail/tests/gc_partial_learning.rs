@@ -5,6 +5,7 @@
 //!   under Lazy-RTGC's (which copies 2 pages after every write, dense phase or not);
 //! - a workload without idle time: it stays within a stated factor of Lazy-RTGC;
 //! - requests arriving together invoke the agent once.
+//!
 //! Known gap to the paper (see docs/rlgc.md): at p99.99 the agent is *worse* than
 //! Lazy-RTGC here; the bound below pins today's behaviour so a regression shows.
 mod gc_partial_support;
@@ -66,8 +67,7 @@ fn trained_agent_keeps_dense_phases_free_of_gc_and_uses_long_gaps() {
 
     // Replay a fresh trace of the same kind with the trained table (ε = 0.01 throughout).
     let test = phased(30_000, 200, 30_000_000, 200, 4_000_000, &dev, 0.6, 2);
-    let mut p = Params::default();
-    p.explore_actions = 0;
+    let p = Params { explore_actions: 0, ..Default::default() };
     let mut agent = RlGc::new(p, false, 1);
     agent.q.q = q.concat();
     let mut s = flashtail::gc::build_scheme("rlgc", None, 1).unwrap();

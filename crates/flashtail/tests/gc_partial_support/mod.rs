@@ -244,6 +244,7 @@ pub fn ratio(a: &RunReport, b: &RunReport) -> f64 {
 /// `a_gap_ns`, then `b_len` around `b_gap_ns`, and so on. With a sparse phase (long
 /// gaps) and a dense one, the interval just seen predicts the next one — the structure
 /// RL-GC's state (previous and current interval) can exploit.
+#[allow(clippy::too_many_arguments)]
 pub fn phased(n: usize, a_len: usize, a_gap_ns: u64, b_len: usize, b_gap_ns: u64, dev: &DeviceConfig, footprint: f64, seed: u64) -> Vec<HostRequest> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let pages = (dev.logical_bytes() as f64 * footprint) as u64 / 8192;

@@ -46,7 +46,7 @@ impl RewardTracker {
         }
         self.next = (self.next + 1) % self.window;
         self.pushes += 1;
-        if self.ring.len() < self.refresh_every || self.pushes % self.refresh_every as u64 == 0 {
+        if self.ring.len() < self.refresh_every || self.pushes.is_multiple_of(self.refresh_every as u64) {
             self.refresh();
         }
     }
