@@ -7,6 +7,7 @@
 //! cargo test --release -p flashtail --test gc_partial_experiment -- --ignored --nocapture
 //! (env: BLOCKS=256 REQUESTS=400000 SEEDS=10 OUT=path.md ROWS="home1 oltp"
 //! PRESETS=rlgc-128gb SHORT_US=1000: in-burst gap, keeping the row's mean interval;
+//! SCHEMES="rlgc idle-es" (compared with lazy-rtgc);
 //! FOOTPRINT=0.6 HOT=0.8: share of the logical space written, share of writes to its hot fifth)
 mod gc_partial_support;
 use flashtail::config::presets;
@@ -56,6 +57,8 @@ fn rlgc_experiment() {
     let seeds: u64 = env("SEEDS", 10);
     let mut out = String::new();
     out += &format!("Devices shrunk to {blocks} blocks/plane (paper: 2731 / 2874), empty at start, host-write reserve 1 block; {n} requests per run; RL schemes over seeds 1..={seeds}.\n\n");
+    let schemes: Vec<String> =
+        std::env::var("SCHEMES").unwrap_or("rlgc rlgc-aggressive idle-ma idle-es".into()).split_whitespace().map(String::from).collect();
     let presets_env = std::env::var("PRESETS").unwrap_or("rlgc-128gb rlgc-512gb".into());
     for preset in presets_env.split_whitespace() {
         let mut dev = presets::load(preset).unwrap();
@@ -82,7 +85,7 @@ fn rlgc_experiment() {
                 ms(lazy.writes.p99_ns), ms(lazy.writes.p99_9_ns), ms(lazy.writes.p99_99_ns), lazy.flash.erases, igc(&lazy)
             );
             eprintln!("{preset} {row} lazy {lazy_txt} (writes {}, gc moves {})", lazy.writes.count, lazy.flash.gc_pages_migrated);
-            for scheme in ["rlgc", "rlgc-aggressive", "idle-ma", "idle-es"] {
+            for scheme in schemes.iter().map(|s| s.as_str()) {
                 let k = if scheme.starts_with("rlgc") { seeds } else { 1 };
                 let rs: Vec<Row> = std::thread::scope(|sc| {
                     let hs: Vec<_> = (1..=k)

@@ -4,7 +4,7 @@
 //! valid-page copies or one erase, run right after a request is served.
 //!
 //! Scheme names take `key=value` overrides after a colon (`rlgc:t_gc=20,max_copies=8`;
-//! keys in `params.rs`). Not modelled: the paper's stochastic (∝ Q) policy variant.
+//! keys in `params.rs`).
 
 pub mod idle_predict;
 pub mod intervals;

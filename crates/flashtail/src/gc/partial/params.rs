@@ -46,6 +46,10 @@ pub struct Params {
     /// with 0 and mostly positive rewards, the greedy policy sticks to whichever action it
     /// tried first in a state, since untried actions keep looking worse than any tried one.
     pub q_init: Option<f64>,
+    /// Exploitation rule: false = greedy (argmax Q, as the spec's ε-greedy), true = the
+    /// paper's footnote-2 stochastic policy (action drawn with probability ∝ Q, negative
+    /// values counted as 0). ε-exploration applies either way.
+    pub proportional: bool,
     /// ε during the first `explore_actions` agent decisions ...
     pub eps_start: f64,
     /// ... and after them.
@@ -77,6 +81,7 @@ impl Default for Params {
             alpha: 0.3,
             gamma: 0.8,
             q_init: None,
+            proportional: false,
             eps_start: 0.8,
             eps_end: 0.01,
             explore_actions: 1000,
@@ -149,6 +154,13 @@ impl Params {
                 "alpha" => self.alpha = frac()?,
                 "gamma" => self.gamma = frac()?,
                 "q_init" => self.q_init = Some(v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| bad("a number"))?),
+                "policy" => {
+                    self.proportional = match v {
+                        "greedy" => false,
+                        "proportional" => true,
+                        _ => return Err(bad("greedy or proportional")),
+                    }
+                }
                 "eps_start" => self.eps_start = frac()?,
                 "eps_end" => self.eps_end = frac()?,
                 "explore_actions" => self.explore_actions = v.parse::<u64>().map_err(|_| bad("a non-negative integer"))?,
@@ -171,7 +183,7 @@ impl Params {
 /// Every key `apply` accepts.
 pub const KEYS: &[&str] = &[
     "t_gc", "igc_on", "t_igc", "igc_copies", "copies", "max_copies", "t_agc", "agc_cap", "agc_invalid_pct", "read_gc",
-    "alpha", "gamma", "q_init", "eps_start", "eps_end", "explore_actions", "reward_window", "prev_split_us", "ma_window",
+    "alpha", "gamma", "q_init", "policy", "eps_start", "eps_end", "explore_actions", "reward_window", "prev_split_us", "ma_window",
     "es_weight",
 ];
 
@@ -183,8 +195,9 @@ mod tests {
     #[test]
     fn overrides_parse_and_errors_name_the_key() {
         let mut p = Params::default();
-        p.apply("rlgc", "t_gc=20, max_copies=8,read_gc=true,alpha=0.5").unwrap();
-        assert_eq!((p.t_gc, p.max_copies, p.read_gc, p.alpha), (Some(20), 8, true, 0.5));
+        p.apply("rlgc", "t_gc=20, max_copies=8,read_gc=true,alpha=0.5,policy=proportional").unwrap();
+        assert_eq!((p.t_gc, p.max_copies, p.read_gc, p.alpha, p.proportional), (Some(20), 8, true, 0.5, true));
+        assert!(p.apply("rlgc", "policy=softmax").unwrap_err().contains("'policy'"));
         let e = p.apply("rlgc", "max_copiez=3").unwrap_err();
         assert!(e.contains("'max_copiez'") && e.contains("rlgc"), "{e}");
         let e = p.apply("rlgc", "t_gc=ten").unwrap_err();

@@ -75,6 +75,28 @@ impl QTable {
         (a, false)
     }
 
+    /// The paper's stochastic policy: a uniformly random action with probability ε, else
+    /// one drawn with probability ∝ max(Q(s,a), 0) (uniform if no value is positive).
+    pub fn choose_proportional(&self, s: usize, eps: f64, rng: &mut ChaCha8Rng) -> (usize, bool) {
+        if rng.gen::<f64>() < eps {
+            return (rng.gen_range(0..self.actions), true);
+        }
+        let row = &self.q[s * self.actions..(s + 1) * self.actions];
+        let total: f64 = row.iter().map(|&v| v.max(0.0)).sum();
+        if total <= 0.0 {
+            return (rng.gen_range(0..self.actions), false);
+        }
+        let mut x = rng.gen::<f64>() * total;
+        for (a, &v) in row.iter().enumerate() {
+            x -= v.max(0.0);
+            if x < 0.0 {
+                return (a, false);
+            }
+        }
+        // Rounding left a sliver: the last action with positive weight.
+        (row.iter().rposition(|&v| v > 0.0).unwrap_or(0), false)
+    }
+
     /// Rows as nested vectors (for the JSON report).
     pub fn rows(&self) -> Vec<Vec<f64>> {
         self.q.chunks(self.actions).map(|r| r.to_vec()).collect()
@@ -137,5 +159,21 @@ mod tests {
             seen[t.choose(0, 0.0, &mut rng).0] += 1;
         }
         assert!(seen.iter().all(|&c| c > 50), "{seen:?}");
+    }
+
+    #[test]
+    fn proportional_policy_follows_positive_q() {
+        let mut t = QTable::new(4, 0.3, 0.8, 0.0);
+        t.set(3, 1, 1.0);
+        t.set(3, 2, 3.0);
+        t.set(3, 3, -2.0);
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let mut seen = [0u32; 4];
+        for _ in 0..8000 {
+            seen[t.choose_proportional(3, 0.0, &mut rng).0] += 1;
+        }
+        // Expected 0 / 2000 / 6000 / 0.
+        assert_eq!((seen[0], seen[3]), (0, 0), "{seen:?}");
+        assert!((1800..2200).contains(&seen[1]), "{seen:?}");
     }
 }

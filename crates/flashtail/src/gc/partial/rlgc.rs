@@ -8,7 +8,8 @@
 //! response time of the request served, graded against the moving p70/p90/p99 (see
 //! `reward.rs`), and it updates the *previous* decision: Q(s_{t−1}, a_{t−1}) is updated with
 //! r_t + γQ(s_t, a_t), since the GC after request t−1 is what delayed request t.
-//! ε = 0.8 for the first 1000 decisions, then 0.01. Requests arriving with a zero interval
+//! ε = 0.8 for the first 1000 decisions, then 0.01; exploitation is greedy, or with
+//! `policy=proportional` the paper's stochastic ∝ Q choice. Requests arriving with a zero interval
 //! do not invoke the agent. Intensive mode (one free block, until free > T_IGC) overrides
 //! the chosen action with fixed-size tasks after every write.
 //!
@@ -133,7 +134,11 @@ impl GcPolicy for RlGc {
         if let Some(g) = gap.filter(|_| !zone.is_empty() && op_ok) {
             let p = &self.run.params;
             let s = qtable::state(g.prev, g.cur, self.prev_action, p.max_copies, p.prev_split_us * 1000);
-            let (a, explored) = self.q.choose(s, self.epsilon(), &mut self.rng);
+            let (a, explored) = if p.proportional {
+                self.q.choose_proportional(s, self.epsilon(), &mut self.rng)
+            } else {
+                self.q.choose(s, self.epsilon(), &mut self.rng)
+            };
             if let Some((s0, a0)) = self.last {
                 self.q.update(s0, a0, reward, s, a);
                 self.updates += 1;
