@@ -3,8 +3,15 @@
 
 use clap::{Parser, Subcommand};
 
+mod cmd_compare;
 mod cmd_gen;
+mod cmd_presets;
+mod cmd_run;
+mod cmd_schemes;
 mod cmd_trace;
+mod progress;
+mod sim_args;
+mod trace_args;
 
 #[derive(Parser)]
 #[command(name = "flashtail", version, about = "Trace-driven SSD simulator for GC tail latency")]
@@ -15,6 +22,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Compare GC schemes on one device and workload (default: the bundled DTRS slice).
+    Compare(cmd_compare::Args),
+    /// Run one GC scheme and print its tail latency.
+    Run(cmd_run::Args),
+    /// List the device presets (or show one).
+    Presets(cmd_presets::Args),
+    /// List the GC schemes.
+    Schemes(cmd_schemes::Args),
     /// Inspect a block trace.
     Trace(cmd_trace::Args),
     /// Generate a synthetic workload trace.
@@ -24,6 +39,10 @@ enum Cmd {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.cmd {
+        Cmd::Compare(a) => cmd_compare::run(a),
+        Cmd::Run(a) => cmd_run::run(a),
+        Cmd::Presets(a) => cmd_presets::run(a),
+        Cmd::Schemes(a) => cmd_schemes::run(a),
         Cmd::Trace(a) => cmd_trace::run(a),
         Cmd::Gen(a) => cmd_gen::run(a),
     };

@@ -13,6 +13,7 @@ pub mod host;
 pub mod interconnect;
 pub mod nand;
 pub mod report;
+pub mod runner;
 pub mod scheduler;
 pub mod sim;
 pub mod stats;

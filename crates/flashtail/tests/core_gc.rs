@@ -56,3 +56,19 @@ fn same_seed_same_bytes() {
     let b = strip(run(&dev, "preemptive", reqs, 5));
     assert_eq!(a, b);
 }
+
+#[test]
+fn suspend_under_heavy_gc_keeps_integrity_and_cuts_the_read_tail() {
+    let (mut dev, reqs) = gc_heavy();
+    let plain = run(&dev, "preemptive", reqs.clone(), 3);
+    dev.timing.suspend = flashtail::nand::timing::Suspend { enabled: true, suspend_ns: 20_000, resume_ns: 30_000 };
+    for scheme in ["base", "preemptive", "ttflash-pbl"] {
+        let r = run(&dev, scheme, reqs.clone(), 3);
+        assert_eq!(r.integrity.violations, 0, "{scheme}");
+        assert!(r.flash.suspends > 100, "{scheme}: {} suspends", r.flash.suspends);
+        assert_eq!(r.integrity.requests_completed, 20_000);
+    }
+    let s = run(&dev, "preemptive", reqs, 3);
+    eprintln!("preemptive read p99: plain {} suspend {}", plain.reads.p99_ns, s.reads.p99_ns);
+    assert!(s.reads.p99_ns < plain.reads.p99_ns);
+}

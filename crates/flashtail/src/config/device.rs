@@ -151,6 +151,9 @@ impl DeviceConfig {
                 f.over_provisioning, used * self.geometry.blocks_per_plane as f64, self.geometry.blocks_per_plane, f.gc_reserved_blocks
             ));
         }
+        if f.gc_reserved_blocks == 0 {
+            return Err("ftl.gc_reserved_blocks must be at least 1: GC needs a free block of its own to copy into, or a full plane deadlocks".into());
+        }
         if self.buffer.enabled && self.buffer.capacity_pages == 0 {
             return Err("buffer.capacity_pages must be > 0 when buffer.enabled".into());
         }

@@ -25,7 +25,31 @@ pub fn apply<T: Serialize + DeserializeOwned>(cfg: &T, overrides: &[String]) -> 
         let parts: Vec<&str> = key.split('.').collect();
         set_path(&mut root, &parts, value, key)?;
     }
-    root.try_into().map_err(|e: toml::de::Error| format!("override rejected: {}", e.message()))
+    let out: Result<T, toml::de::Error> = root.try_into();
+    out.map_err(|e| {
+        // Find the override that breaks the configuration, to name its key.
+        let culprit = overrides.iter().find(|ov| single_fails(cfg, ov));
+        match culprit {
+            Some(ov) => format!("override '{ov}' rejected: {}", e.message()),
+            None => format!("overrides rejected: {}", e.message()),
+        }
+    })
+}
+
+/// Does this one override, alone, fail to deserialize?
+fn single_fails<T: Serialize + DeserializeOwned>(cfg: &T, ov: &str) -> bool {
+    let Ok(mut root) = toml::Value::try_from(cfg) else { return true };
+    let Some((key, raw)) = ov.split_once('=') else { return true };
+    let value: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {}", raw.trim())) {
+        Ok(mut t) => t.remove("v").unwrap_or(toml::Value::String(raw.trim().to_string())),
+        Err(_) => toml::Value::String(raw.trim().to_string()),
+    };
+    let parts: Vec<&str> = key.trim().split('.').collect();
+    if set_path(&mut root, &parts, value, key).is_err() {
+        return true;
+    }
+    let r: Result<T, _> = root.try_into();
+    r.is_err()
 }
 
 fn set_path(node: &mut toml::Value, parts: &[&str], value: toml::Value, key: &str) -> Result<(), String> {
@@ -61,8 +85,8 @@ mod tests {
         assert_eq!(d2.ftl.over_provisioning, 0.25);
         let e = apply(&d, &["timing.erase_nz=1".into()]).unwrap_err();
         assert!(e.contains("erase_nz"), "{e}");
-        let e = apply(&d, &["timing.erase_ns=fast".into()]).unwrap_err();
-        assert!(e.contains("override rejected"), "{e}");
+        let e = apply(&d, &["ftl.over_provisioning=0.3".into(), "timing.erase_ns=fast".into()]).unwrap_err();
+        assert!(e.contains("override 'timing.erase_ns=fast' rejected"), "{e}");
         let e = apply(&d, &["nonsense".into()]).unwrap_err();
         assert!(e.contains("key=value"), "{e}");
     }

@@ -5,6 +5,7 @@ use super::device::DeviceConfig;
 
 /// (name, TOML text) of every bundled preset.
 pub const PRESETS: &[(&str, &str)] = &[
+    ("dtrs-demo", include_str!("../../presets/dtrs-demo.toml")),
     ("ttflash", include_str!("../../presets/ttflash.toml")),
     ("splitgc", include_str!("../../presets/splitgc.toml")),
     ("rlgc-128gb", include_str!("../../presets/rlgc-128gb.toml")),

@@ -20,11 +20,14 @@ pub struct Ftl {
 }
 
 impl Ftl {
-    pub fn new(geo: &Geometry, logical_pages: u32) -> Ftl {
+    /// `logical_pages` host-visible pages; `slots` ≥ that: map entries including any
+    /// controller-owned ids (RAIN parity).
+    pub fn new(geo: &Geometry, logical_pages: u32, slots: u32) -> Ftl {
+        debug_assert!(slots >= logical_pages);
         Ftl {
             geo: geo.clone(),
             logical_pages,
-            l2p: vec![NONE; logical_pages as usize],
+            l2p: vec![NONE; slots as usize],
             p2l: vec![NONE; geo.total_pages() as usize],
             blocks: BlockTable::new(geo),
         }
@@ -112,7 +115,7 @@ impl Ftl {
             }
         }
         let mapped = self.l2p.iter().filter(|&&p| p != NONE).count() as u64;
-        if mapped > self.logical_pages as u64 {
+        if mapped > self.l2p.len() as u64 {
             return Err("more valid pages than logical pages".into());
         }
         Ok(())

@@ -8,6 +8,7 @@
 pub mod blocks;
 pub mod mapping;
 pub mod precondition;
+pub mod rain;
 
 pub use blocks::{BlockState, Stream};
 pub use mapping::{Ftl, NONE};

@@ -11,10 +11,12 @@
 //!   the rest of those blocks and then whole blocks; 1 − r stays free. (SSDsim leaves the
 //!   tails of aged blocks free for appends; a block-granular FTL fills them with the valid
 //!   data instead, which keeps the same valid/invalid/free page counts.)
+//!
 //! Not modelled: wear (erase counts start at 0).
 
 use super::blocks::BlockState;
 use super::mapping::Ftl;
+use super::rain::Rain;
 use crate::config::{DeviceConfig, Precondition};
 use crate::units::{Lpn, PlaneId};
 use rand::{Rng, SeedableRng};
@@ -52,10 +54,14 @@ struct Cursor {
 
 /// Apply the configured preconditioning. `on_valid(lpn, ppn)` lets the caller record
 /// oracle versions for every page made valid.
+/// `place` gives the plane of a logical id; with `rain`, every stripe holding data also gets
+/// its (current) parity page.
 pub fn precondition(
     ftl: &mut Ftl,
     dev: &DeviceConfig,
     seed: u64,
+    place: &dyn Fn(u32) -> PlaneId,
+    rain: Option<&Rain>,
     mut on_valid: impl FnMut(Lpn, u32),
 ) -> Result<PreconditionSummary, String> {
     let geo = ftl.geo.clone();
@@ -65,20 +71,29 @@ pub fn precondition(
         Precondition::None => return Ok(PreconditionSummary { model: "none".into(), free_blocks: geo.total_blocks() as u64, ..Default::default() }),
         Precondition::Steady { fill, .. } => (*fill, "steady"),
         Precondition::Aged { ratio } => {
+            // Valid pages = r/2 of the device, parity pages (RAIN) included.
             let want = ratio / 2.0 * geo.total_pages_u64() as f64;
-            ((want / ftl.logical_pages as f64).min(1.0), "aged")
+            (fill_for(want, ftl.logical_pages as f64, rain), "aged")
         }
     };
     // Pass 1: choose the mapped logical pages (bitset) and count them per plane.
-    let n = ftl.logical_pages as usize;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_0f_a9e);
+    let data = ftl.logical_pages as usize;
+    let n = ftl.l2p.len();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0005_eed0_fa9e);
     let mut bits = vec![0u64; n.div_ceil(64)];
     let mut per_plane = vec![0u32; planes];
     let threshold = (fill * (u32::MAX as f64)) as u64;
-    for l in 0..n {
+    for l in 0..data {
         if fill >= 1.0 || (rng.gen::<u32>() as u64) < threshold {
             bits[l / 64] |= 1 << (l % 64);
-            per_plane[geo.static_plane(Lpn(l as u32)).idx()] += 1;
+            per_plane[place(l as u32).idx()] += 1;
+            if let Some(r) = rain {
+                let pid = r.parity_id(r.stripe_of(l as u32)) as usize;
+                if bits[pid / 64] & (1 << (pid % 64)) == 0 {
+                    bits[pid / 64] |= 1 << (pid % 64);
+                    per_plane[place(pid as u32).idx()] += 1;
+                }
+            }
         }
     }
     // Plan each plane's used blocks.
@@ -106,7 +121,7 @@ pub fn precondition(
             continue;
         }
         let lpn = Lpn(l as u32);
-        let pl = geo.static_plane(lpn);
+        let pl = place(l as u32);
         let c = &mut cursors[pl.idx()];
         while c.left_valid == 0 {
             c.block += 1;
@@ -158,6 +173,28 @@ pub fn precondition(
     Ok(summary)
 }
 
+/// The data fill whose expected valid pages (data, plus one parity page per stripe with any
+/// data) equal `want` (bisection: the expectation grows with the fill).
+fn fill_for(want: f64, data: f64, rain: Option<&Rain>) -> f64 {
+    let mapped = |f: f64| match rain {
+        Some(r) => f * data + r.stripes as f64 * (1.0 - (1.0 - f).powi(r.width as i32 - 1)),
+        None => f * data,
+    };
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    if mapped(hi) <= want {
+        return 1.0;
+    }
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if mapped(mid) < want {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 /// Valid counts for the used blocks of a steady-state plane holding `v` valid pages and
 /// keeping `keep_free` blocks free.
 fn plan_steady(v: u32, p: u32, blocks: u32, keep_free: u32) -> Vec<BlockPlan> {
@@ -196,10 +233,25 @@ fn plan_steady(v: u32, p: u32, blocks: u32, keep_free: u32) -> Vec<BlockPlan> {
     counts.into_iter().map(|valid| BlockPlan { valid, pattern: Pattern::Scattered }).collect()
 }
 
-/// The ttFlash/SSDsim aging layout for a plane holding `v` valid pages.
+/// The ttFlash/SSDsim aging layout for a plane holding `v` valid pages. When the valid data
+/// and the invalid prefixes cannot both fit (high ratios, parity pages), fewer blocks get an
+/// invalid prefix: the summary reports the invalid pages actually laid out.
 fn plan_aged(v: u32, p: u32, blocks: u32, ratio: f64) -> Vec<BlockPlan> {
     let prefix = ((ratio * p as f64).ceil() as u32).min(p);
-    let invalid_target = (ratio / 2.0 * (blocks as f64 * p as f64)).round() as u64;
+    let mut invalid_target = (ratio / 2.0 * (blocks as f64 * p as f64)).round() as u64;
+    // Keep 4 blocks free for the frontiers and the GC reserve.
+    let avail = blocks.saturating_sub(4) as u64;
+    if prefix > 0 && prefix < p {
+        loop {
+            let k = invalid_target.div_ceil(prefix as u64);
+            let in_prefix = (k * (p - prefix) as u64).min(v as u64);
+            let full = (v as u64 - in_prefix).div_ceil(p as u64);
+            if k + full <= avail || invalid_target == 0 {
+                break;
+            }
+            invalid_target = invalid_target.saturating_sub(prefix as u64);
+        }
+    }
     let mut plan = Vec::new();
     let mut invalid = 0u64;
     let mut left = v;
@@ -228,9 +280,10 @@ mod tests {
         let dev = presets::load("tiny").unwrap();
         let mut dev = dev;
         dev.precondition = Precondition::Steady { fill: 0.8, free_blocks_margin: 1 };
-        let mut ftl = Ftl::new(&dev.geometry, dev.logical_pages());
+        let mut ftl = Ftl::new(&dev.geometry, dev.logical_pages(), dev.logical_pages());
         let mut count = 0;
-        let s = precondition(&mut ftl, &dev, 1, |_, _| count += 1).unwrap();
+        let geo = dev.geometry.clone();
+        let s = precondition(&mut ftl, &dev, 1, &|l| geo.static_plane(Lpn(l)), None, |_, _| count += 1).unwrap();
         ftl.check_invariants().unwrap();
         assert_eq!(s.mapped_pages, count);
         let expect = 0.8 * dev.logical_pages() as f64;
@@ -245,8 +298,9 @@ mod tests {
     fn aged_layout_matches_ratio() {
         let mut dev = presets::load("tiny").unwrap();
         dev.precondition = Precondition::Aged { ratio: 0.5 };
-        let mut ftl = Ftl::new(&dev.geometry, dev.logical_pages());
-        let s = precondition(&mut ftl, &dev, 3, |_, _| {}).unwrap();
+        let mut ftl = Ftl::new(&dev.geometry, dev.logical_pages(), dev.logical_pages());
+        let geo = dev.geometry.clone();
+        let s = precondition(&mut ftl, &dev, 3, &|l| geo.static_plane(Lpn(l)), None, |_, _| {}).unwrap();
         ftl.check_invariants().unwrap();
         let total = dev.geometry.total_pages_u64();
         // r/2 invalid (up to rounding per plane), r/2 valid (Bernoulli), 1 - r free.

@@ -3,11 +3,13 @@
 //! - [`VictimPolicy`] (`victim.rs`): which block of a plane to reclaim.
 //! - [`GcPolicy`] (`policy.rs`): when GC runs on which plane, how much of it, and with
 //!   what priority (blocking, background/preemptible, urgent, or instant for NoGC).
+//!
 //! The engine turns a grant into flash work: one valid-page move or the erase at a time.
 //! Schemes are assembled by name in `schemes.rs`.
 
 pub mod partial;
 pub mod policy;
+pub mod rotating;
 pub mod schemes;
 pub mod threshold;
 pub mod victim;

@@ -3,6 +3,7 @@
 
 use super::policy::GcPolicy;
 use super::threshold::{ThresholdGc, ThresholdMode};
+use super::rotating::RotatingGc;
 use super::victim::{build_victim, VictimPolicy};
 
 /// One GC scheme, ready to plug into the engine.
@@ -14,6 +15,12 @@ pub struct Scheme {
     pub copyback: bool,
     /// The scheme reclaims at no time cost (NoGC): reported so tables can normalise to it.
     pub ideal: bool,
+    /// Keep RAIN parity (ttFlash): one parity page per stripe of N−1 data pages.
+    pub rain: bool,
+    /// Rebuild reads that would wait on a GC'ing plane from their stripe (needs `rain`).
+    pub gc_tolerant_read: bool,
+    /// ttFlash's capacitor-backed stripe buffer with GC-avoiding flushes (needs `rain`).
+    pub gc_tolerant_flush: bool,
 }
 
 /// Every scheme name the build knows, with a one-line description.
@@ -22,6 +29,10 @@ pub fn scheme_names() -> Vec<(&'static str, &'static str)> {
         ("nogc", "ideal: GC reclaims instantly at no time cost (the lower bound)"),
         ("base", "greedy blocking GC: a victim is collected to the end while its plane serves nothing else"),
         ("preemptive", "semi-preemptive GC (Lee et al. ISPASS'11): steps yield to user I/O; urgent below the hard threshold"),
+        ("ttflash-pbl", "ttFlash +plane-blocking GC: base with intra-plane copyback (the channel stays free)"),
+        ("ttflash-gtr", "ttFlash +GC-tolerant read: pbl + RAIN parity; reads on a GC'ing plane are rebuilt from their stripe"),
+        ("ttflash-rgc", "ttFlash +rotating GC: gtr + at most one GC'ing plane per plane group (dynamic when urgent)"),
+        ("ttflash", "ttFlash (FAST'17): rgc + GC-tolerant flush (capacitor-backed stripe buffer, 64 MiB unless buffer.capacity_pages)"),
     ]
     .into_iter()
     .chain(super::partial::SCHEMES.iter().copied())
@@ -31,15 +42,21 @@ pub fn scheme_names() -> Vec<(&'static str, &'static str)> {
 /// Build a scheme by name; `victim` overrides its victim policy (default greedy).
 pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Scheme, String> {
     let v = build_victim(victim.unwrap_or("greedy"), seed)?;
-    let (gc, copyback, ideal): (Box<dyn GcPolicy>, bool, bool) = match name {
-        "nogc" => (Box::new(ThresholdGc { mode: ThresholdMode::Instant }), false, true),
-        "base" => (Box::new(ThresholdGc { mode: ThresholdMode::Blocking }), false, false),
-        "preemptive" => (Box::new(ThresholdGc { mode: ThresholdMode::Preemptive }), false, false),
-        n if super::partial::handles(n) => (super::partial::build(n, seed)?, false, false),
+    let blocking = || -> Box<dyn GcPolicy> { Box::new(ThresholdGc { mode: ThresholdMode::Blocking }) };
+    // (policy, copyback, ideal, rain, gc-tolerant read)
+    let (gc, copyback, ideal, rain, gtr): (Box<dyn GcPolicy>, bool, bool, bool, bool) = match name {
+        "nogc" => (Box::new(ThresholdGc { mode: ThresholdMode::Instant }), false, true, false, false),
+        "base" => (blocking(), false, false, false, false),
+        "preemptive" => (Box::new(ThresholdGc { mode: ThresholdMode::Preemptive }), false, false, false, false),
+        "ttflash-pbl" => (blocking(), true, false, false, false),
+        "ttflash-gtr" => (blocking(), true, false, true, true),
+        "ttflash-rgc" | "ttflash" => (Box::new(RotatingGc::new(true)), true, false, true, true),
+        n if super::partial::handles(n) => (super::partial::build(n, seed)?, false, false, false, false),
         _ => {
             let known: Vec<&str> = scheme_names().iter().map(|(n, _)| *n).collect();
             return Err(format!("unknown scheme '{name}' (known: {})", known.join(", ")));
         }
     };
-    Ok(Scheme { name: name.to_string(), gc, victim: v, copyback, ideal })
+    let gc_tolerant_flush = name == "ttflash";
+    Ok(Scheme { name: name.to_string(), gc, victim: v, copyback, ideal, rain, gc_tolerant_read: gtr, gc_tolerant_flush })
 }

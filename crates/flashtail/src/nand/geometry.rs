@@ -58,7 +58,7 @@ impl Geometry {
         if !(1..=4).contains(&self.bits_per_cell) {
             return Err(format!("geometry.bits_per_cell must be 1..=4, got {}", self.bits_per_cell));
         }
-        if self.page_size % 512 != 0 {
+        if !self.page_size.is_multiple_of(512) {
             return Err(format!("geometry.page_size must be a multiple of 512 bytes, got {}", self.page_size));
         }
         if self.blocks_per_plane < 8 {

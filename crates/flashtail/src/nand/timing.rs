@@ -61,7 +61,7 @@ impl Timing {
                     v.len()
                 ));
             }
-            if v.iter().any(|&x| x == 0) {
+            if v.contains(&0) {
                 return Err(format!("timing.{name} values must be > 0"));
             }
         }

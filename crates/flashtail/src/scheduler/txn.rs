@@ -55,6 +55,13 @@ pub struct Txn {
     pub chan_wait_start: Nanos,
     /// A buffered write: completion frees a buffer slot instead of finishing a request.
     pub buffered: bool,
+    /// A RAIN parity page write.
+    pub parity: bool,
+    /// For a member read of a parity rebuild: the rebuild it belongs to (else `u32::MAX`).
+    pub parent: u32,
+    /// A controller-internal read (rebuild member, flush read-back): its data feeds an XOR,
+    /// not the host, so the oracle checks the XOR's inputs as a whole instead.
+    pub internal: bool,
 }
 
 impl Txn {

@@ -30,6 +30,10 @@ pub struct Unit {
     pub acc: [u64; 3],
     pub occ_cause: Cause,
     pub occ_since: Nanos,
+    /// A program or erase suspended for reads: (transaction, array time still to run).
+    pub parked: Option<(u32, Nanos)>,
+    /// The unit is in the suspend latency of its running transaction.
+    pub suspending: bool,
 }
 
 impl Unit {
@@ -45,6 +49,8 @@ impl Unit {
             acc: [0; 3],
             occ_cause: Cause::UserOp,
             occ_since: Nanos::ZERO,
+            parked: None,
+            suspending: false,
         }
     }
 

@@ -50,17 +50,26 @@ impl Progress {
     }
 }
 
+impl From<crate::host::SourceError> for SimError {
+    fn from(e: crate::host::SourceError) -> Self {
+        SimError::Source(e)
+    }
+}
+
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
     #[error("invalid device: {0}")]
     Device(String),
+    /// Not a `#[source]`: the message already carries it (no doubled text in error chains).
     #[error("workload: {0}")]
-    Source(#[from] crate::host::SourceError),
+    Source(crate::host::SourceError),
     #[error("integrity oracle found {count} stale or wrong reads; first: {first:?}")]
     Integrity { count: u64, first: Vec<String> },
     #[error("consistency check failed: {0}")]
     Invariant(String),
     #[error("simulation stalled: {0}")]
     Stalled(String),
+    #[error("nothing to simulate: {0}")]
+    Empty(String),
 }

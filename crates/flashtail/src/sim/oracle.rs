@@ -33,6 +33,71 @@ impl Oracle {
         *v
     }
 
+    /// A write whose version is given (RAIN parity carries its stripe's epoch).
+    #[inline]
+    pub fn write_version(&mut self, id: u32, ppn: u32, v: u32) -> u32 {
+        if self.enabled {
+            self.lpn_version[id as usize] = v;
+            self.page_version[ppn as usize] = v;
+        }
+        v
+    }
+
+    /// A new version of `id` accepted into controller RAM (not yet on flash).
+    #[inline]
+    pub fn bump(&mut self, id: u32) -> u32 {
+        if !self.enabled {
+            return 0;
+        }
+        let v = &mut self.lpn_version[id as usize];
+        *v += 1;
+        *v
+    }
+
+    /// Data of version `v` was placed in page `ppn` (its version was given earlier).
+    #[inline]
+    pub fn place(&mut self, ppn: u32, v: u32) -> u32 {
+        if self.enabled {
+            self.page_version[ppn as usize] = v;
+        }
+        v
+    }
+
+    /// Newest accepted version of a logical id (0 when disabled).
+    #[inline]
+    pub fn newest(&self, id: u32) -> u32 {
+        if self.enabled { self.lpn_version[id as usize] } else { 0 }
+    }
+
+    /// Flash holds an older version of `lpn` than the newest (whose data is in controller RAM).
+    pub fn check_older(&mut self, lpn: u32, got: u32, what: &str, now: u64) {
+        if !self.enabled {
+            return;
+        }
+        self.checked += 1;
+        let want = self.lpn_version[lpn as usize];
+        if got >= want {
+            self.violations += 1;
+            if self.first_violations.len() < 10 {
+                self.first_violations.push(format!("t={now}ns {what} of LPN {lpn}: flash has version {got}, buffer should hold newer than newest {want}"));
+            }
+        }
+    }
+
+    /// Check an arbitrary equality the integrity argument rests on.
+    pub fn check_eq(&mut self, got: u32, want: u32, id: u32, what: &str, now: u64) {
+        if !self.enabled {
+            return;
+        }
+        self.checked += 1;
+        if got != want {
+            self.violations += 1;
+            if self.first_violations.len() < 10 {
+                self.first_violations.push(format!("t={now}ns {what} of id {id}: {got}, expected {want}"));
+            }
+        }
+    }
+
     /// Preconditioned data.
     #[inline]
     pub fn preload(&mut self, lpn: u32, ppn: u32) {

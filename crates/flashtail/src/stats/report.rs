@@ -112,6 +112,17 @@ pub struct RunCost {
     pub simulated_requests_per_second: f64,
 }
 
+impl RunCost {
+    /// Zero the fields that measure the host machine (wall time, memory, speed), keeping the
+    /// event count: outputs then depend only on inputs and seed, byte for byte.
+    pub fn strip_machine(&mut self) {
+        self.wall_seconds = 0.0;
+        self.precondition_seconds = 0.0;
+        self.peak_rss_bytes = 0;
+        self.simulated_requests_per_second = 0.0;
+    }
+}
+
 /// The full result of one run of one scheme.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct RunReport {

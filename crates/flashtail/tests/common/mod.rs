@@ -4,6 +4,7 @@
 
 use flashtail::config::presets;
 use flashtail::gc::build_scheme;
+
 use flashtail::{DeviceConfig, HostRequest, Nanos, Op, RunReport, SimOptions, Simulation, VecSource};
 
 /// xorshift64*: enough randomness for test workloads, no dependencies.
@@ -38,7 +39,11 @@ pub fn random_workload(n: usize, span: u64, write_pct: u64, max_pages: u64, gap_
 }
 
 pub fn run(dev: &DeviceConfig, scheme: &str, reqs: Vec<HostRequest>, seed: u64) -> RunReport {
-    let s = build_scheme(scheme, None, seed).unwrap();
+    run_scheme(dev, build_scheme(scheme, None, seed).unwrap(), reqs, seed)
+}
+
+pub fn run_scheme(dev: &DeviceConfig, s: flashtail::gc::Scheme, reqs: Vec<HostRequest>, seed: u64) -> RunReport {
+    let scheme = s.name.clone();
     let sim = Simulation::new(dev.clone(), s, SimOptions { seed, oracle: true, check_every: 500, progress: None }).unwrap();
     sim.run(&mut VecSource::new(reqs)).unwrap_or_else(|e| panic!("{scheme}: {e}"))
 }

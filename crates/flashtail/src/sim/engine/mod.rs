@@ -4,10 +4,11 @@
 //! bit-for-bit deterministic.
 
 use super::oracle::Oracle;
-use super::requests::{Req, ReqSlab, WAIT_CAUSES, W_BUFFER, W_CHANNEL, W_FREE};
+use super::requests::{Req, ReqSlab, WAIT_CAUSES, W_CHANNEL, W_FREE};
 use super::{SimError, SimOptions};
 use crate::config::{Allocation, DeviceConfig, UnitOfExecution};
 use crate::ftl::precondition::{precondition, PreconditionSummary};
+use crate::ftl::rain::Rain;
 use crate::ftl::{BlockState, Ftl, Stream, NONE};
 use crate::gc::{GcCmd, GcCtx, GcMode, PlaneGc, Scheme};
 use crate::host::{HostRequest, Op, RequestSource};
@@ -21,6 +22,11 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
+
+mod flush;
+mod read_path;
+mod suspend;
+mod write_path;
 
 const EV_UNIT: u8 = 0;
 const EV_PAGE_DONE: u8 = 1;
@@ -42,12 +48,22 @@ struct Stalled {
     lpn: u32,
     since: Nanos,
     buffered: bool,
+    /// A version the data already carries (flushed from the ttFlash buffer).
+    version: Option<u32>,
 }
+
+use read_path::Rebuild;
 
 #[derive(Default)]
 struct Counters {
     host_pages_programmed: u64,
     gc_pages_programmed: u64,
+    parity_pages_programmed: u64,
+    rebuilt_reads: u64,
+    rebuild_extra_reads: u64,
+    max_gc_planes_per_group: u64,
+    chan_gc_ns: u64,
+    chan_user_ns: u64,
     gc_pages_migrated: u64,
     copybacks: u64,
     host_pages_read: u64,
@@ -64,6 +80,7 @@ struct Counters {
     reads_waited_on_gc: u64,
     wait_ns: [u64; 6],
     stalled_writes: u64,
+    suspends: u64,
 }
 
 /// One simulation of one scheme on one device.
@@ -103,6 +120,19 @@ pub struct Simulation {
     precond: PreconditionSummary,
     precond_secs: f64,
     first_arrival: Option<Nanos>,
+    /// RAIN layout when the scheme keeps parity.
+    rain: Option<Rain>,
+    /// Accepted data writes per stripe (the epoch a current parity page must carry).
+    stripe_epoch: Vec<u32>,
+    rebuilds: Vec<Rebuild>,
+    free_rebuilds: Vec<u32>,
+    /// ttFlash's capacitor-backed stripe buffer (GC-tolerant flush).
+    flush: Option<flush::StripeBuffer>,
+    /// Pages programmed in the block table after preconditioning (for conservation).
+    programmed_at_start: u64,
+    /// Set when the device can no longer make progress (GC found no free page): the run
+    /// stops with this message instead of crashing.
+    fatal: Option<String>,
 }
 
 impl Simulation {
@@ -111,9 +141,38 @@ impl Simulation {
         dev.validate().map_err(SimError::Device)?;
         let geo = dev.geometry.clone();
         let t0 = Instant::now();
-        let mut ftl = Ftl::new(&geo, dev.logical_pages());
-        let mut oracle = Oracle::new(opts.oracle, dev.logical_pages(), geo.total_pages());
-        let precond = precondition(&mut ftl, &dev, opts.seed, |l, p| oracle.preload(l.0, p)).map_err(SimError::Device)?;
+        let rain = if scheme.rain {
+            if dev.ftl.allocation != Allocation::Static {
+                return Err(SimError::Device(format!("scheme '{}' keeps RAIN parity, which needs ftl.allocation = \"static\"", scheme.name)));
+            }
+            Some(Rain::new(&geo, Rain::data_capacity(dev.logical_pages(), geo.channels)).map_err(SimError::Device)?)
+        } else {
+            None
+        };
+        if scheme.gc_tolerant_flush && rain.is_none() {
+            return Err(SimError::Device(format!("scheme '{}': GC-tolerant flush needs RAIN", scheme.name)));
+        }
+        let flush = scheme.gc_tolerant_flush.then(|| {
+            let cap = if dev.buffer.enabled { dev.buffer.capacity_pages } else { (64u32 << 20) / geo.page_size };
+            flush::StripeBuffer::new(cap)
+        });
+        let (data_pages, slots) = match &rain {
+            Some(r) => (r.data_pages, r.data_pages + r.stripes),
+            None => (dev.logical_pages(), dev.logical_pages()),
+        };
+        let mut ftl = Ftl::new(&geo, data_pages, slots);
+        let mut oracle = Oracle::new(opts.oracle, slots, geo.total_pages());
+        let place = |id: u32| match &rain {
+            Some(r) => r.plane_of(id),
+            None => geo.static_plane(Lpn(id)),
+        };
+        let precond = precondition(&mut ftl, &dev, opts.seed, &place, rain.as_ref(), |l, p| oracle.preload(l.0, p))
+            .map_err(SimError::Device)?;
+        // Preconditioned stripes carry epoch 1 (their parity is version 1 too).
+        let stripe_epoch = match &rain {
+            Some(r) => (0..r.stripes).map(|s| u32::from(ftl.l2p[r.parity_id(s) as usize] != NONE)).collect(),
+            None => Vec::new(),
+        };
         let precond_secs = t0.elapsed().as_secs_f64();
         let (units, unit_of_plane) = build_units(&dev);
         let planes = geo.planes() as usize;
@@ -151,10 +210,18 @@ impl Simulation {
             precond,
             precond_secs,
             first_arrival: None,
+            rain,
+            stripe_epoch,
+            rebuilds: Vec::new(),
+            free_rebuilds: Vec::new(),
+            flush,
+            programmed_at_start: 0,
+            fatal: None,
             ftl,
             dev,
             opts,
         };
+        sim.programmed_at_start = sim.ftl.blocks.programmed.iter().map(|&x| x as u64).sum();
         // A preconditioned plane may already sit below the GC threshold.
         for p in 0..planes as u32 {
             sim.free_changed(PlaneId(p));
@@ -173,6 +240,9 @@ impl Simulation {
         let mut next: Option<HostRequest> = src.next_request()?;
         let mut last_arrival = Nanos::ZERO;
         loop {
+            if let Some(msg) = self.fatal.take() {
+                return Err(SimError::Stalled(msg));
+            }
             let ev_t = self.heap.peek().map(|Reverse(e)| e.t);
             let arr_t = next.as_ref().map(|r| r.arrival.max(last_arrival).0);
             match (ev_t, arr_t) {
@@ -188,11 +258,15 @@ impl Simulation {
                     last_arrival = r.arrival;
                     self.arrive(r);
                     next = src.next_request()?;
-                    if self.opts.check_every > 0 && self.c.requests_submitted % self.opts.check_every == 0 {
+                    if self.opts.check_every > 0 && self.c.requests_submitted.is_multiple_of(self.opts.check_every) {
                         self.ftl.check_invariants().map_err(SimError::Invariant)?;
                     }
                 }
             }
+        }
+        if self.c.requests_submitted == 0 {
+            let notes: Vec<String> = src.summary().into_iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            return Err(SimError::Empty(format!("{} yielded no requests ({})", src.describe(), notes.join("; "))));
         }
         if self.reqs.live > 0 || self.stalled.iter().any(|s| !s.is_empty()) || !self.buffer_wait.is_empty() {
             return Err(SimError::Stalled(format!(
@@ -201,12 +275,28 @@ impl Simulation {
             )));
         }
         self.ftl.check_invariants().map_err(SimError::Invariant)?;
+        self.check_conservation().map_err(SimError::Invariant)?;
         if self.oracle.violations > 0 {
             return Err(SimError::Integrity { count: self.oracle.violations, first: self.oracle.first_violations.clone() });
         }
         let notes = src.summary();
         let workload = src.describe();
         Ok(self.report(wall.elapsed().as_secs_f64(), workload, notes))
+    }
+
+    /// Every request completed once, and the pages the block table saw programmed equal
+    /// host + GC + parity programs (erased blocks were fully programmed when erased).
+    fn check_conservation(&self) -> Result<(), String> {
+        if self.c.requests_completed != self.c.requests_submitted {
+            return Err(format!("{} requests submitted, {} completed", self.c.requests_submitted, self.c.requests_completed));
+        }
+        let now: u64 = self.ftl.blocks.programmed.iter().map(|&x| x as u64).sum();
+        let seen = now + self.c.erases * self.ftl.geo.pages_per_block as u64 - self.programmed_at_start;
+        let counted = self.c.host_pages_programmed + self.c.gc_pages_programmed + self.c.parity_pages_programmed;
+        if seen != counted {
+            return Err(format!("flash saw {seen} page programs but host + GC + parity = {counted}"));
+        }
+        Ok(())
     }
 
     // ----- events -------------------------------------------------------------------
@@ -278,121 +368,15 @@ impl Simulation {
             }
             Op::Write => {
                 let lpns: Vec<u32> = (first..=last).map(|p| (p % lp) as u32).collect();
-                if self.dev.buffer.enabled {
-                    self.buffer_admit_or_wait(slot, lpns);
+                if self.flush.is_some() {
+                    self.flush_admit(slot, lpns);
                 } else {
-                    for lpn in lpns {
-                        self.reqs.get(slot).pending += 1;
-                        self.submit_write(slot, lpn, false, self.now);
-                    }
+                    self.write_pages(slot, lpns);
                 }
             }
         }
         // Drop the guard count taken at insert.
         self.page_done(slot);
-    }
-
-    fn buffer_admit_or_wait(&mut self, slot: u32, lpns: Vec<u32>) {
-        let cap = self.dev.buffer.capacity_pages;
-        let n = lpns.len() as u32;
-        if self.buffer_wait.is_empty() && (self.buffer_used + n <= cap || self.buffer_used == 0) {
-            self.buffer_admit(slot, lpns);
-        } else {
-            self.reqs.get(slot).pending += 1;
-            self.buffer_wait.push_back((slot, lpns, self.now));
-        }
-    }
-
-    fn buffer_admit(&mut self, slot: u32, lpns: Vec<u32>) {
-        self.buffer_used += lpns.len() as u32;
-        for lpn in lpns {
-            self.submit_write(NO_REQ, lpn, true, self.now);
-        }
-        // The host request completes once its data is in DRAM.
-        self.reqs.get(slot).pending += 1;
-        self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), EV_PAGE_DONE, slot);
-    }
-
-    fn submit_read(&mut self, slot: u32, lpn: u32) {
-        let ppn = self.ftl.l2p[lpn as usize];
-        if ppn != NONE && !self.ftl.blocks.is_programmed(&self.ftl.geo, Ppn(ppn)) {
-            self.dram_hit(slot, lpn, ppn);
-            return;
-        }
-        let plane = if ppn == NONE { self.ftl.geo.static_plane(Lpn(lpn)) } else { self.ftl.geo.plane_of_block(self.ftl.geo.block_of(Ppn(ppn))) };
-        let t = self.new_txn(TxnKind::Read, plane, lpn, ppn, slot);
-        self.enqueue_user(t);
-    }
-
-    /// A read served from controller memory (its newest data is still waiting to be programmed).
-    fn dram_hit(&mut self, slot: u32, lpn: u32, ppn: u32) {
-        self.c.buffer_hits += 1;
-        let v = self.oracle.page(ppn);
-        self.oracle.check(lpn, v, "DRAM read", self.now.0);
-        self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), EV_PAGE_DONE, slot);
-    }
-
-    fn choose_plane(&self, lpn: u32) -> PlaneId {
-        match self.dev.ftl.allocation {
-            Allocation::Static => self.ftl.geo.static_plane(Lpn(lpn)),
-            Allocation::Dynamic => {
-                let reserve = self.dev.ftl.gc_reserved_blocks;
-                let mut best = (usize::MAX, PlaneId(0));
-                for p in 0..self.ftl.geo.planes() {
-                    let pb = &self.ftl.blocks.planes[p as usize];
-                    if pb.user_frontier.is_none() && pb.free.len() as u32 <= reserve {
-                        continue;
-                    }
-                    let q = self.units[self.unit_of_plane[p as usize] as usize].queued();
-                    if q < best.0 {
-                        best = (q, PlaneId(p));
-                    }
-                }
-                if best.0 == usize::MAX {
-                    self.ftl.geo.static_plane(Lpn(lpn))
-                } else {
-                    best.1
-                }
-            }
-        }
-    }
-
-    fn submit_write(&mut self, slot: u32, lpn: u32, buffered: bool, since: Nanos) {
-        let plane = self.choose_plane(lpn);
-        match self.ftl.allocate(plane, Stream::User, self.dev.ftl.gc_reserved_blocks) {
-            None => {
-                self.c.stalled_writes += 1;
-                self.stalled[plane.idx()].push_back(Stalled { req: slot, lpn, since, buffered });
-            }
-            Some((ppn, took)) => {
-                if slot != NO_REQ {
-                    let w = (self.now - since).0;
-                    if w > 0 {
-                        self.reqs.get(slot).wait[W_FREE] += w;
-                    }
-                }
-                self.ftl.map(Lpn(lpn), ppn);
-                let v = self.oracle.write(lpn, ppn.0);
-                let t = self.new_txn(TxnKind::Write, plane, lpn, ppn.0, slot);
-                self.txns[t as usize].version = v;
-                self.txns[t as usize].buffered = buffered;
-                self.enqueue_user(t);
-                if took {
-                    self.free_changed(plane);
-                }
-            }
-        }
-    }
-
-    fn retry_stalled(&mut self, plane: PlaneId) {
-        while let Some(s) = self.stalled[plane.idx()].pop_front() {
-            let pb = &self.ftl.blocks.planes[plane.idx()];
-            if pb.user_frontier.is_none() && pb.free.len() as u32 <= self.dev.ftl.gc_reserved_blocks {
-                self.stalled[plane.idx()].push_front(s);
-                return;
-            }
-            self.submit_write(s.req, s.lpn, s.buffered, s.since);
-        }
     }
 
     /// One page of a request finished (or the arrival guard was dropped).
@@ -447,6 +431,9 @@ impl Simulation {
             snap: [0; 3],
             chan_wait_start: Nanos::ZERO,
             buffered: false,
+            parity: false,
+            parent: NONE,
+            internal: false,
         };
         if let Some(i) = self.free_txns.pop() {
             self.txns[i as usize] = t;
@@ -466,9 +453,14 @@ impl Simulation {
         if txn.req != NO_REQ {
             self.reqs.get(txn.req).last_plane = txn.plane;
         }
-        match txn.kind {
-            TxnKind::Read => unit.reads.push_back(t),
-            _ => unit.writes.push_back(t),
+        let is_read = txn.kind == TxnKind::Read;
+        if is_read {
+            unit.reads.push_back(t);
+        } else {
+            unit.writes.push_back(t);
+        }
+        if is_read && self.dev.timing.suspend.enabled {
+            self.maybe_suspend(u);
         }
         self.dispatch(u);
     }
@@ -476,6 +468,10 @@ impl Simulation {
     /// Start work on an idle unit, if it has any.
     fn dispatch(&mut self, u: u32) {
         while self.units[u as usize].running == IDLE {
+            if self.units[u as usize].parked.is_some() && self.units[u as usize].reads.is_empty() {
+                self.resume(u);
+                return;
+            }
             let Some(t) = self.pick(u) else { return };
             self.begin(u, t);
         }
@@ -483,6 +479,10 @@ impl Simulation {
 
     /// The next transaction for a unit, by priority.
     fn pick(&mut self, u: u32) -> Option<u32> {
+        if self.units[u as usize].parked.is_some() {
+            // Only reads run while a program or erase is suspended.
+            return self.units[u as usize].reads.pop_front();
+        }
         let (first, n) = (self.units[u as usize].first_plane, self.units[u as usize].num_planes);
         for p in first..first + n {
             if matches!(self.gc[p as usize].grant, Some(g) if g.mode != GcMode::Background) {
@@ -536,16 +536,26 @@ impl Simulation {
                 if grant.steps != u32::MAX {
                     g.grant = Some(crate::gc::Grant { steps: grant.steps - 1, ..grant });
                 }
-                g.in_flight = true;
                 let Some((dst, took)) = self.ftl.allocate(plane, Stream::Gc, 0) else {
-                    panic!("plane {plane} has no free page for GC: the GC reserve is exhausted");
+                    g.grant = None;
+                    self.fatal = Some(format!(
+                        "plane {plane} has no free page left for GC at t={} ns (raise ftl.gc_reserved_blocks or over-provisioning)",
+                        self.now.0
+                    ));
+                    return None;
                 };
+                g.in_flight = true;
                 let lpn = self.ftl.p2l[src.idx()];
                 let kind = if self.scheme.copyback { TxnKind::GcCopyback } else { TxnKind::GcCopy };
                 let t = self.new_txn(kind, plane, lpn, src.0, NO_REQ);
                 self.txns[t as usize].dst = dst.0;
                 let v = self.oracle.page(src.0);
-                self.oracle.check(lpn, v, "GC read", self.now.0);
+                if self.flush.as_ref().is_some_and(|fb| fb.dirty.contains_key(&lpn)) {
+                    // Newer data waits in the flush buffer: flash must hold an older version.
+                    self.oracle.check_older(lpn, v, "GC read (newer data buffered)", self.now.0);
+                } else {
+                    self.oracle.check(lpn, v, "GC read", self.now.0);
+                }
                 self.txns[t as usize].version = v;
                 if took {
                     // Defer: the policy may react, but not while we are choosing work.
@@ -580,6 +590,17 @@ impl Simulation {
     fn begin(&mut self, u: u32, t: u32) {
         let txn = self.txns[t as usize].clone();
         if txn.kind == TxnKind::Read {
+            // A newer write may have entered the flush buffer since this read was queued.
+            if !txn.internal {
+                if let Some(v) = self.buffered_version(txn.lpn) {
+                    self.free_txns.push(t);
+                    self.add_wait_from_snap(u, &txn);
+                    self.c.buffer_hits += 1;
+                    self.oracle.check(txn.lpn, v, "flush-buffer read", self.now.0);
+                    self.page_done(txn.req);
+                    return;
+                }
+            }
             // Resolve the mapping now: GC may have moved the page, or a newer write replaced it.
             let cur = self.ftl.l2p[txn.lpn as usize];
             if cur != txn.ppn && cur != NONE {
@@ -587,6 +608,9 @@ impl Simulation {
                     self.free_txns.push(t);
                     self.add_wait_from_snap(u, &txn);
                     self.dram_hit(txn.req, txn.lpn, cur);
+                    if txn.parent != NONE {
+                        self.rebuild_part_done(txn.parent);
+                    }
                     return;
                 }
                 let plane = self.ftl.geo.plane_of_block(self.ftl.geo.block_of(Ppn(cur)));
@@ -599,8 +623,10 @@ impl Simulation {
                 }
             }
             let ppn = self.txns[t as usize].ppn;
-            let got = if ppn == NONE { 0 } else { self.oracle.page(ppn) };
-            self.oracle.check(txn.lpn, got, "flash read", self.now.0);
+            if !txn.internal {
+                let got = if ppn == NONE { 0 } else { self.oracle.page(ppn) };
+                self.oracle.check(txn.lpn, got, "flash read", self.now.0);
+            }
             if ppn == NONE {
                 self.c.unwritten_reads += 1;
             }
@@ -627,8 +653,8 @@ impl Simulation {
         }
         let cum = self.units[u as usize].cum(self.now);
         let r = self.reqs.get(txn.req);
-        for c in 0..3 {
-            r.wait[c] += cum[c] - txn.snap[c];
+        for ((w, now), then) in r.wait.iter_mut().zip(cum).zip(txn.snap) {
+            *w += now - then;
         }
     }
 
@@ -676,6 +702,10 @@ impl Simulation {
     }
 
     fn phase_done(&mut self, u: u32) {
+        if self.units[u as usize].suspending {
+            self.park(u);
+            return;
+        }
         let t = self.units[u as usize].running;
         let phase = {
             let txn = &self.txns[t as usize];
@@ -684,7 +714,13 @@ impl Simulation {
         if let Some(Phase::Xfer(_)) = phase {
             let ch = self.units[u as usize].channel.idx();
             let c = &mut self.channels[ch];
-            c.busy_ns += self.now.0 - c.busy_since.0;
+            let d = self.now.0 - c.busy_since.0;
+            c.busy_ns += d;
+            if self.txns[t as usize].is_gc() {
+                self.c.chan_gc_ns += d;
+            } else {
+                self.c.chan_user_ns += d;
+            }
             c.busy = false;
             if let Some(w) = self.channels[ch].pop_waiter() {
                 let wt = self.units[w as usize].running;
@@ -721,18 +757,29 @@ impl Simulation {
         match txn.kind {
             TxnKind::Read => {
                 self.c.host_pages_read += 1;
-                self.page_done(txn.req);
+                if txn.parent != NONE {
+                    self.rebuild_part_done(txn.parent);
+                } else if txn.req != NO_REQ {
+                    self.page_done(txn.req);
+                }
             }
             TxnKind::Write => {
                 let sealed = self.ftl.blocks.mark_programmed(geo, Ppn(txn.ppn), self.now.0);
-                self.c.host_pages_programmed += 1;
+                if txn.parity {
+                    self.c.parity_pages_programmed += 1;
+                } else {
+                    self.c.host_pages_programmed += 1;
+                }
                 if sealed {
                     // A new GC candidate: a plane that found no victim may now find one.
                     self.free_changed(txn.plane);
                 }
-                if txn.buffered {
-                    self.buffer_used -= 1;
-                    self.buffer_drain();
+                if txn.buffered && self.flush.is_some() {
+                    if !txn.parity {
+                        self.flush_release();
+                    }
+                } else if txn.buffered {
+                    self.buffer_release(txn.parity);
                 } else {
                     self.page_done(txn.req);
                 }
@@ -774,21 +821,6 @@ impl Simulation {
         self.dispatch(u);
     }
 
-    fn buffer_drain(&mut self) {
-        let cap = self.dev.buffer.capacity_pages;
-        while let Some((slot, lpns, since)) = self.buffer_wait.front() {
-            let n = lpns.len() as u32;
-            if self.buffer_used + n > cap && self.buffer_used > 0 {
-                return;
-            }
-            let (slot, lpns, since) = (*slot, lpns.clone(), *since);
-            self.buffer_wait.pop_front();
-            self.reqs.get(slot).wait[W_BUFFER] += (self.now - since).0;
-            self.buffer_admit(slot, lpns);
-            self.page_done(slot);
-        }
-    }
-
     // ----- GC policy plumbing ----------------------------------------------------------
 
     fn free_changed(&mut self, plane: PlaneId) {
@@ -814,6 +846,10 @@ impl Simulation {
             match cmd {
                 GcCmd::Grant(p, g) => {
                     self.gc[p.idx()].grant = Some(g);
+                    if let Some(r) = &self.rain {
+                        let busy = r.group_planes(r.group_of_plane(p)).filter(|q| self.gc[q.idx()].active()).count() as u64;
+                        self.c.max_gc_planes_per_group = self.c.max_gc_planes_per_group.max(busy);
+                    }
                     let u = self.unit_of_plane[p.idx()];
                     self.dispatch(u);
                 }
@@ -842,7 +878,8 @@ impl Simulation {
             while let Some(src) = self.ftl.next_valid_in_block(v, cursor) {
                 cursor = self.ftl.geo.page_in_block(src) + 1;
                 let Some((dst, _)) = self.ftl.allocate(plane, Stream::Gc, 0) else {
-                    panic!("plane {plane} has no free page for instant GC");
+                    self.fatal = Some(format!("plane {plane} has no free page left for (instant) GC at t={} ns", self.now.0));
+                    return;
                 };
                 let _ = self.ftl.blocks.mark_programmed(&self.ftl.geo, dst, self.now.0);
                 let ver = self.oracle.page(src.0);
@@ -887,21 +924,34 @@ impl Simulation {
         let (writes, cdf_writes) = std::mem::take(&mut self.writes).finish();
         let (all, cdf_all) = all.finish();
         let c = &self.c;
-        let programmed = c.host_pages_programmed + c.gc_pages_programmed;
+        let programmed = c.host_pages_programmed + c.gc_pages_programmed + c.parity_pages_programmed;
         let mut extra = BTreeMap::new();
         extra.insert("unwritten_reads".into(), c.unwritten_reads);
         extra.insert("stalled_writes".into(), c.stalled_writes);
+        extra.insert("channel_busy_gc_ns".into(), c.chan_gc_ns);
+        extra.insert("channel_busy_user_ns".into(), c.chan_user_ns);
+        if self.rain.is_some() {
+            extra.insert("gtr_rebuilt_reads".into(), c.rebuilt_reads);
+            extra.insert("gtr_extra_page_reads".into(), c.rebuild_extra_reads);
+            extra.insert("max_gc_planes_per_group".into(), c.max_gc_planes_per_group);
+        }
+        if let Some(fb) = &self.flush {
+            extra.insert("flush_stripes".into(), fb.flushes);
+            extra.insert("flush_steered_around_gc".into(), fb.flushes_steered);
+            extra.insert("flush_rmw_reads".into(), fb.rmw_reads);
+            extra.insert("flush_buffer_pages".into(), fb.cap as u64);
+        }
         let flash = FlashCounts {
             host_pages_programmed: c.host_pages_programmed,
             gc_pages_programmed: c.gc_pages_programmed,
-            parity_pages_programmed: 0,
+            parity_pages_programmed: c.parity_pages_programmed,
             gc_pages_migrated: c.gc_pages_migrated,
             copybacks: c.copybacks,
             host_pages_read: c.host_pages_read,
             buffer_hits: c.buffer_hits,
             erases: c.erases,
             gc_runs: c.gc_runs,
-            suspends: 0,
+            suspends: c.suspends,
             waf: if c.host_pages_programmed == 0 { 0.0 } else { programmed as f64 / c.host_pages_programmed as f64 },
             extra,
         };
@@ -920,7 +970,8 @@ impl Simulation {
         workload_notes.insert("logical_capacity_bytes".into(), self.dev.logical_bytes().to_string());
         let config = serde_json::json!({
             "device": &self.dev,
-            "scheme": { "name": &self.scheme_name, "victim": self.scheme.victim.name(), "copyback": self.scheme.copyback },
+            "scheme": { "name": &self.scheme_name, "victim": self.scheme.victim.name(), "copyback": self.scheme.copyback,
+                        "rain": self.scheme.rain, "gc_tolerant_read": self.scheme.gc_tolerant_read },
             "seed": self.opts.seed,
             "oracle": self.opts.oracle,
             "precondition": &self.precond,

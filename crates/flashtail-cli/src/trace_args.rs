@@ -1,0 +1,236 @@
+//! Command-line options for reading and replaying a block trace, shared by `trace stats`,
+//! `trace show` and (flattened by the lead) `run` / `compare`.
+//!
+//! Values are validated by clap value parsers, so `options()` cannot fail. What this file
+//! does not do: read any trace (the library does).
+
+use flashtail::trace::{self, Format, OnError, ReplayOptions, TraceOptions, VolumeSelect};
+use flashtail::RequestSource;
+use std::path::PathBuf;
+
+/// How to parse a trace file.
+#[derive(clap::Args, Clone, Debug)]
+pub struct TraceParseArgs {
+    /// Trace format (detected from the first lines when omitted): msr, fiu, umass, ssdsim,
+    /// mqsim, flashsim, blkparse, tencent, systor.
+    #[arg(long, value_parser = parse_format)]
+    pub format: Option<Format>,
+    /// On a malformed record: stop (default) or skip and count it.
+    #[arg(long, default_value = "stop", value_parser = parse_on_error)]
+    pub on_error: OnError,
+    /// Volumes (disk/device/LUN ids) to use: "all" (default), or a comma list like "0,2";
+    /// blkparse/FIU devices as MAJOR:MINOR.
+    #[arg(long, default_value = "all", value_parser = parse_volume)]
+    pub volume: VolumeSelect,
+    /// Give volume i its own region at i x STRIDE bytes (suffixes K, M, G, T); default: merge
+    /// volumes as-is.
+    #[arg(long, value_parser = parse_bytes)]
+    pub volume_stride: Option<u64>,
+    /// Unit of the time column: ns, us, ms, s, or nanoseconds per unit (e.g. 0.01 for the DTRS
+    /// slice whose raw values are 100 x ns). Default: the format's own unit.
+    #[arg(long, value_parser = parse_time_unit)]
+    pub time_unit: Option<f64>,
+    /// Requests held to repair local timestamp disorder (0 disables).
+    #[arg(long, default_value_t = 4096)]
+    pub reorder_window: usize,
+    /// blkparse event taken as the request: Q (queued, default) or D (issued).
+    #[arg(long, default_value = "Q")]
+    pub blk_event: String,
+}
+
+impl TraceParseArgs {
+    pub fn trace_options(&self) -> TraceOptions {
+        TraceOptions {
+            format: self.format,
+            on_error: self.on_error,
+            reorder_window: self.reorder_window,
+            volume: self.volume.clone(),
+            volume_stride: self.volume_stride,
+            time_unit_ns: self.time_unit,
+            blk_event: self.blk_event.clone(),
+        }
+    }
+}
+
+/// A trace as workload input, with replay controls.
+#[derive(clap::Args, Clone, Debug)]
+pub struct TraceInput {
+    /// Block trace to replay (gz/bz2/zst read transparently). Default: the bundled DTRS slice.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    #[command(flatten)]
+    pub parse: TraceParseArgs,
+    /// Replay speed factor: 2.0 replays twice as fast.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_scale)]
+    pub time_scale: f64,
+    /// Window of trace time in seconds, START:END (either side may be empty).
+    #[arg(long, value_parser = parse_window)]
+    pub window: Option<(Option<f64>, Option<f64>)>,
+    /// Replay the (windowed) slice N times, each loop after the previous one.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub loops: u32,
+    /// Address shift per loop in bytes (suffixes K, M, G, T); default: the slice's extent.
+    #[arg(long, value_parser = parse_bytes)]
+    pub loop_offset: Option<u64>,
+    /// Do not fold offsets beyond the logical capacity back into it.
+    #[arg(long)]
+    pub no_wrap: bool,
+    /// Do not align offsets and sizes to the page size.
+    #[arg(long)]
+    pub no_align: bool,
+}
+
+impl TraceInput {
+    pub fn options(&self) -> (TraceOptions, ReplayOptions) {
+        let (start_s, end_s) = self.window.unwrap_or((None, None));
+        let replay = ReplayOptions {
+            time_scale: self.time_scale,
+            start_s,
+            end_s,
+            loops: self.loops,
+            loop_offset: self.loop_offset,
+            wrap: !self.no_wrap,
+            align: !self.no_align,
+        };
+        (self.parse.trace_options(), replay)
+    }
+
+    /// Opens the trace (or the bundled DTRS slice) with every control applied.
+    pub fn open(
+        &self,
+        logical_capacity_bytes: u64,
+        page_size: u64,
+    ) -> anyhow::Result<Box<dyn RequestSource + Send>> {
+        let (t, r) = self.options();
+        let src = match &self.trace {
+            Some(p) => trace::open(p, &t)?,
+            None => trace::embedded::dtrs(&t),
+        };
+        Ok(trace::replay(src, &r, logical_capacity_bytes, page_size))
+    }
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    s.parse()
+}
+
+fn parse_on_error(s: &str) -> Result<OnError, String> {
+    s.parse()
+}
+
+fn parse_volume(s: &str) -> Result<VolumeSelect, String> {
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(VolumeSelect::All);
+    }
+    let mut ids = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        let id = match part.split_once(':') {
+            Some((ma, mi)) => {
+                let ma: u64 = ma
+                    .parse()
+                    .map_err(|_| format!("bad device major in '{part}'"))?;
+                let mi: u64 = mi
+                    .parse()
+                    .map_err(|_| format!("bad device minor in '{part}'"))?;
+                (ma << 20) | mi
+            }
+            None => part
+                .parse()
+                .map_err(|_| format!("'{part}' is not a volume id"))?,
+        };
+        ids.push(id);
+    }
+    Ok(VolumeSelect::Only(ids))
+}
+
+/// Bytes with an optional binary suffix (K, M, G, T).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mul) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let m: u64 = match c.to_ascii_uppercase() {
+                'K' => 1 << 10,
+                'M' => 1 << 20,
+                'G' => 1 << 30,
+                'T' => 1 << 40,
+                _ => return Err(format!("unknown size suffix in '{s}' (use K, M, G, T)")),
+            };
+            (&t[..i], m)
+        }
+        _ => (t, 1),
+    };
+    let v: u64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a byte count"))?;
+    v.checked_mul(mul)
+        .ok_or_else(|| format!("'{s}' is too large"))
+}
+
+fn parse_time_unit(s: &str) -> Result<f64, String> {
+    let v = match s {
+        "ns" => 1.0,
+        "us" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => s
+            .parse::<f64>()
+            .map_err(|_| format!("'{s}' is not a time unit (ns, us, ms, s or ns per unit)"))?,
+    };
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("time unit must be > 0, got '{s}'"))
+    }
+}
+
+fn parse_scale(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("time scale must be a number > 0, got '{s}'")),
+    }
+}
+
+fn parse_window(s: &str) -> Result<(Option<f64>, Option<f64>), String> {
+    let (a, b) = s
+        .split_once(':')
+        .ok_or_else(|| format!("window '{s}' must be START:END seconds"))?;
+    let side = |x: &str| -> Result<Option<f64>, String> {
+        if x.trim().is_empty() {
+            return Ok(None);
+        }
+        match x.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= 0.0 => Ok(Some(v)),
+            _ => Err(format!("'{x}' is not a time in seconds")),
+        }
+    };
+    let (start, end) = (side(a)?, side(b)?);
+    if let (Some(x), Some(y)) = (start, end) {
+        if y <= x {
+            return Err(format!("window end {y} must be after start {x}"));
+        }
+    }
+    Ok((start, end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_parsers() {
+        assert_eq!(parse_bytes("4K"), Ok(4096));
+        assert_eq!(parse_bytes("16g"), Ok(16 << 30));
+        assert!(parse_bytes("1X").is_err());
+        assert_eq!(parse_window("10:20"), Ok((Some(10.0), Some(20.0))));
+        assert_eq!(parse_window(":5"), Ok((None, Some(5.0))));
+        assert!(parse_window("5:1").is_err());
+        assert_eq!(
+            parse_volume("8:16,3"),
+            Ok(VolumeSelect::Only(vec![(8 << 20) | 16, 3]))
+        );
+        assert_eq!(parse_time_unit("ms"), Ok(1e6));
+        assert!(parse_time_unit("-1").is_err());
+    }
+}

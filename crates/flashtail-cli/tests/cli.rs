@@ -1,0 +1,596 @@
+//! End-to-end tests of the `flashtail` binary: what a user sees on the command line.
+//!
+//! Failure cases check the contract for bad input: exit code not 0, an error on stderr that
+//! names the offending thing (preset, scheme, key, file, line, field), and never a panic.
+//! Success cases check exact facts (request counts, file sets, row counts, the analytic
+//! latency of a lone read and write). Every run uses the `tiny` device or fails before any
+//! simulation, so the whole file takes a few seconds. Does not test the numbers of the
+//! default DTRS comparison (too slow for CI; the library's tests cover the mechanisms).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_flashtail");
+
+fn flashtail(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start {BIN}: {e}"))
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Runs a command that must fail cleanly; returns its stderr after checking that it
+/// contains every `needle`.
+fn fails(args: &[&str], needles: &[&str]) -> String {
+    let out = flashtail(args);
+    let err = text(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "{args:?} should fail; stdout:\n{}\nstderr:\n{err}",
+        text(&out.stdout)
+    );
+    assert!(
+        out.status.code().is_some_and(|c| c != 0),
+        "{args:?}: exit status {:?}",
+        out.status
+    );
+    assert!(!err.contains("panicked"), "{args:?} panicked:\n{err}");
+    for n in needles {
+        assert!(
+            err.contains(n),
+            "{args:?}: stderr should mention {n:?}:\n{err}"
+        );
+    }
+    err
+}
+
+/// Runs a command that must succeed; returns its stdout.
+fn succeeds(args: &[&str]) -> String {
+    let out = flashtail(args);
+    assert!(
+        out.status.success(),
+        "{args:?} failed ({:?}):\n{}\n{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+/// A fresh, empty directory for one test (tests run in parallel, so each gets its own).
+fn scratch(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("creating {}: {e}", d.display()));
+    d
+}
+
+fn write(path: &Path, content: &str) {
+    std::fs::write(path, content).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("scratch paths are UTF-8")
+}
+
+/// An MSR Cambridge CSV line: FILETIME ticks (100 ns), host, disk, type, offset, size, response.
+fn msr_line(ticks: u64, op: &str, offset: u64, size: u64) -> String {
+    format!("{ticks},hm,0,{op},{offset},{size},100\n")
+}
+
+/// 10 writes of one 4 KiB page each, then 10 reads of the same pages, 10 ms apart: every
+/// request finds the `tiny` device idle.
+fn idle_msr_trace() -> String {
+    let t0 = 128_166_385_295_514_663u64;
+    let gap = 100_000; // 10 ms in 100 ns ticks
+    let mut out = String::new();
+    for i in 0..20u64 {
+        let op = if i < 10 { "Write" } else { "Read" };
+        out.push_str(&msr_line(t0 + i * gap, op, (i % 10) * 4096, 4096));
+    }
+    out
+}
+
+// ----- bad input ------------------------------------------------------------------------
+
+#[test]
+fn unknown_preset_is_named_with_the_known_ones() {
+    let err = fails(
+        &["run", "--scheme", "nogc", "--device", "no-such-ssd"],
+        &["no-such-ssd", "tiny", "dtrs-demo"],
+    );
+    assert!(err.starts_with("error:"), "{err}");
+    fails(
+        &["presets", "--show", "no-such-ssd"],
+        &["unknown device preset 'no-such-ssd'", "tiny"],
+    );
+    fails(&["compare", "--device", "no-such-ssd"], &["no-such-ssd"]);
+}
+
+#[test]
+fn unknown_scheme_is_named_in_run_and_compare() {
+    fails(
+        &["run", "--device", "tiny", "--scheme", "fastgc"],
+        &["unknown scheme 'fastgc'", "nogc", "ttflash"],
+    );
+    // Checked before any scheme runs, even when it is not the first in the list.
+    fails(
+        &[
+            "compare",
+            "--device",
+            "tiny",
+            "--schemes",
+            "nogc,fastgc",
+            "--gen",
+            "bench-ref",
+            "--gen-count",
+            "10",
+        ],
+        &["unknown scheme 'fastgc'", "base"],
+    );
+}
+
+#[test]
+fn unknown_victim_policy_and_workload_preset_are_named() {
+    fails(
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--scheme",
+            "base",
+            "--victim",
+            "oldest",
+            "--gen",
+            "bench-ref",
+            "--gen-count",
+            "10",
+        ],
+        &["unknown victim policy 'oldest'", "greedy"],
+    );
+    fails(
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--scheme",
+            "nogc",
+            "--gen",
+            "no-such-load",
+        ],
+        &["no-such-load", "bench-ref"],
+    );
+}
+
+#[test]
+fn bad_override_key_is_named() {
+    fails(
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--set",
+            "ftl.over_provisionning=0.2",
+        ],
+        &[
+            "ftl.over_provisionning",
+            "unknown key 'over_provisionning'",
+            "over_provisioning",
+        ],
+    );
+    fails(
+        &["run", "--device", "tiny", "--set", "flash.channels=2"],
+        &["unknown section 'flash'"],
+    );
+    fails(
+        &["run", "--device", "tiny", "--set", "ftl.over_provisioning"],
+        &["key=value"],
+    );
+}
+
+#[test]
+fn bad_override_value_is_rejected() {
+    // A word where a number belongs: the message says what was expected.
+    fails(
+        &["run", "--device", "tiny", "--set", "timing.erase_ns=fast"],
+        &["override 'timing.erase_ns=fast' rejected", "expected u64"],
+    );
+    // A number out of range: validation names the field.
+    fails(
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--set",
+            "ftl.over_provisioning=1.5",
+        ],
+        &["ftl.over_provisioning must be in [0.01, 0.9), got 1.5"],
+    );
+}
+
+/// The brief's contract: a bad value names its key. Today a type error says what was
+/// expected but not where (`override rejected: invalid type: string "fast", expected u64`).
+#[test]
+fn bad_override_value_names_the_key() {
+    fails(
+        &["run", "--device", "tiny", "--set", "timing.erase_ns=fast"],
+        &["timing.erase_ns", "fast"],
+    );
+    fails(
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--set",
+            "ftl.allocation=sideways",
+        ],
+        &["ftl.allocation", "sideways"],
+    );
+}
+
+/// Without a GC reserve a busy plane can run out of pages for GC's own frontier. Today the
+/// engine panics (`sim/engine/mod.rs`, "the GC reserve is exhausted"); it should refuse the
+/// setting at validation or fail with an error.
+#[test]
+fn zero_gc_reserve_fails_cleanly() {
+    fails(
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--scheme",
+            "base",
+            "--set",
+            "ftl.gc_reserved_blocks=0",
+            "--gen",
+            "bench-ref",
+            "--gen-count",
+            "20000",
+        ],
+        &["gc_reserved_blocks"],
+    );
+}
+
+#[test]
+fn impossible_geometry_is_named() {
+    fails(
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--scheme",
+            "nogc",
+            "--set",
+            "geometry.channels=0",
+        ],
+        &["tiny", "geometry.channels must be at least 1"],
+    );
+}
+
+#[test]
+fn device_file_with_a_typo_names_file_and_key() {
+    let dir = scratch("typo-device");
+    let good = succeeds(&["presets", "--show", "tiny"]);
+    assert!(
+        good.contains("over_provisioning = 0.20"),
+        "tiny preset changed:\n{good}"
+    );
+    let path = dir.join("my-ssd.toml");
+    write(
+        &path,
+        &good.replace("over_provisioning = 0.20", "over_provisionning = 0.20"),
+    );
+    fails(
+        &["run", "--device", s(&path), "--scheme", "nogc"],
+        &["my-ssd.toml", "over_provisionning"],
+    );
+    // The untouched text is a valid device file.
+    write(&path, &good);
+    let out = succeeds(&[
+        "run",
+        "--device",
+        s(&path),
+        "--scheme",
+        "nogc",
+        "--gen",
+        "bench-ref",
+        "--gen-count",
+        "50",
+    ]);
+    assert!(out.contains("on device tiny"), "{out}");
+}
+
+#[test]
+fn malformed_trace_line_names_file_line_and_field() {
+    let dir = scratch("bad-trace");
+    let path = dir.join("broken.csv");
+    let t0 = 128_166_385_295_514_663u64;
+    let mut trace = String::new();
+    trace.push_str(&msr_line(t0, "Write", 0, 4096));
+    trace.push_str(&msr_line(t0 + 1000, "Read", 0, 4096));
+    trace.push_str(&format!("{},hm,0,Write,8192,4k,100\n", t0 + 2000)); // line 3: bad Size
+    trace.push_str(&msr_line(t0 + 3000, "Read", 8192, 4096));
+    trace.push_str(&msr_line(t0 + 4000, "Write", 12288, 4096));
+    write(&path, &trace);
+    let where_ = format!("{}:3: field Size", path.display());
+    for format in [None, Some("msr")] {
+        let mut args = vec![
+            "run",
+            "--device",
+            "tiny",
+            "--scheme",
+            "nogc",
+            "--trace",
+            s(&path),
+        ];
+        if let Some(f) = format {
+            args.extend(["--format", f]);
+        }
+        fails(&args, &[&where_]);
+    }
+    fails(&["trace", "stats", s(&path)], &[&where_]);
+    // With --on-error skip the other four records run.
+    let json = dir.join("skip.json");
+    succeeds(&[
+        "run",
+        "--device",
+        "tiny",
+        "--scheme",
+        "nogc",
+        "--trace",
+        s(&path),
+        "--on-error",
+        "skip",
+        "--json",
+        s(&json),
+    ]);
+    let v = read_json(&json);
+    assert_eq!(v["integrity"]["requests_completed"], 4);
+}
+
+#[test]
+fn missing_trace_file_is_named() {
+    let dir = scratch("missing-trace");
+    let path = dir.join("nowhere.csv");
+    fails(
+        &[
+            "run",
+            "--device",
+            "tiny",
+            "--scheme",
+            "nogc",
+            "--trace",
+            s(&path),
+        ],
+        &["nowhere.csv"],
+    );
+    fails(
+        &[
+            "compare",
+            "--device",
+            "tiny",
+            "--trace",
+            s(&path),
+            "--out",
+            s(&dir),
+        ],
+        &["nowhere.csv"],
+    );
+    fails(&["trace", "stats", s(&path)], &["nowhere.csv"]);
+    assert!(
+        !dir.join("summary.csv").exists(),
+        "a failed compare must not write outputs"
+    );
+}
+
+#[test]
+fn bad_replay_options_and_scheme_device_mismatch_are_named() {
+    fails(
+        &["run", "--device", "tiny", "--window", "5:1"],
+        &["--window", "window end 1 must be after start 5"],
+    );
+    fails(
+        &["run", "--device", "tiny", "--time-scale", "0"],
+        &["--time-scale", "time scale must be a number > 0"],
+    );
+    fails(
+        &[
+            "run", "--device", "tiny", "--trace", "x.csv", "--format", "csvish",
+        ],
+        &["--format", "csvish"],
+    );
+    // RAIN stripes over channels: the 2-channel test device cannot hold them.
+    fails(
+        &["run", "--device", "tiny", "--scheme", "ttflash"],
+        &["RAIN needs at least 3 channels (got 2)"],
+    );
+    // `gen` without an address span says which field and how to set it.
+    fails(
+        &["gen", "--preset", "bench-ref", "--count", "5"],
+        &["span_bytes", "--span"],
+    );
+}
+
+// ----- success ----------------------------------------------------------------------------
+
+#[test]
+fn presets_lists_every_preset_and_show_round_trips() {
+    let out = succeeds(&["presets"]);
+    let listed: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(listed, flashtail::config::presets::names());
+    for n in ["dtrs-demo", "ttflash", "bench-ref", "tiny"] {
+        assert!(listed.contains(&n), "{n} missing:\n{out}");
+    }
+    let tiny = out
+        .lines()
+        .find(|l| l.starts_with("tiny "))
+        .unwrap_or_default();
+    assert!(
+        tiny.contains("2ch x 2chip x 1die x 1pl, 64 blk x 32 pg x 4 KiB"),
+        "{tiny}"
+    );
+    let shown = succeeds(&["presets", "--show", "dtrs-demo"]);
+    let parsed =
+        flashtail::config::presets::parse("shown", &shown).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        parsed,
+        flashtail::config::presets::load("dtrs-demo").unwrap_or_else(|e| panic!("{e}"))
+    );
+}
+
+#[test]
+fn schemes_lists_every_scheme_and_the_victim_policies() {
+    let out = succeeds(&["schemes"]);
+    let names: Vec<&str> = out
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let known: Vec<&str> = flashtail::gc::scheme_names()
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    assert_eq!(names, known);
+    for n in ["nogc", "base", "preemptive", "ttflash"] {
+        assert!(names.contains(&n), "{n} missing:\n{out}");
+    }
+    assert!(
+        out.contains("greedy, cost-benefit, fifo, random, d-choices[:D]"),
+        "{out}"
+    );
+}
+
+#[test]
+fn run_on_a_small_trace_counts_every_request_with_analytic_latency() {
+    let dir = scratch("run-trace");
+    let trace = dir.join("idle.csv");
+    write(&trace, &idle_msr_trace());
+    let json = dir.join("run.json");
+    let out = succeeds(&[
+        "run",
+        "--scheme",
+        "nogc",
+        "--device",
+        "tiny",
+        "--trace",
+        s(&trace),
+        "--json",
+        s(&json),
+    ]);
+    assert!(out.contains("scheme nogc on device tiny"), "{out}");
+    assert!(
+        out.contains("0 violations | 20/20 requests completed"),
+        "{out}"
+    );
+    let v = read_json(&json);
+    assert_eq!(v["scheme"], "nogc");
+    assert_eq!(v["device"], "tiny");
+    assert_eq!(v["all"]["count"], 20);
+    assert_eq!(v["reads"]["count"], 10);
+    assert_eq!(v["writes"]["count"], 10);
+    assert_eq!(v["integrity"]["requests_submitted"], 20);
+    assert_eq!(v["integrity"]["requests_completed"], 20);
+    assert_eq!(v["integrity"]["violations"], 0);
+    assert_eq!(v["flash"]["host_pages_programmed"], 10);
+    assert_eq!(v["flash"]["gc_runs"], 0);
+    // tiny: tR 50 us, tPROG 500 us, 4 KiB over the channel 40,960 ns, no command overhead.
+    // An idle read = tR + transfer; an idle write = transfer + tPROG.
+    for key in ["min_ns", "p50_ns", "max_ns"] {
+        assert_eq!(v["reads"][key], 90_960, "reads {key}");
+        assert_eq!(v["writes"][key], 540_960, "writes {key}");
+    }
+    assert_eq!(v["reads"]["samples_at_or_above"]["p99.99"], 10);
+    assert_eq!(v["waits"]["requests_waited_on_gc"], 0);
+}
+
+#[test]
+fn compare_writes_four_files_with_one_row_per_scheme_and_op() {
+    let dir = scratch("compare");
+    let args = |out: &Path| -> Vec<String> {
+        [
+            "compare",
+            "--schemes",
+            "nogc,base",
+            "--gen",
+            "bench-ref",
+            "--gen-count",
+            "2000",
+            "--device",
+            "tiny",
+            "--out",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .chain([s(out).to_string()])
+        .collect()
+    };
+    let a = dir.join("a");
+    let argv = args(&a);
+    let stdout = succeeds(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        stdout.contains("Reads (ms; (×) = ratio to nogc)"),
+        "{stdout}"
+    );
+    for f in ["summary.json", "summary.csv", "cdf.csv", "report.html"] {
+        assert!(a.join(f).is_file(), "{f} not written");
+        assert!(
+            stdout.contains(&format!("wrote {}", a.join(f).display())),
+            "{stdout}"
+        );
+    }
+    let csv = read(&a.join("summary.csv"));
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 7, "header + 6 rows:\n{csv}");
+    assert_eq!(&rows[0][..3], ["scheme", "op", "count"]);
+    let keys: Vec<(&str, &str)> = rows[1..].iter().map(|r| (r[0], r[1])).collect();
+    assert_eq!(
+        keys,
+        [
+            ("nogc", "read"),
+            ("nogc", "write"),
+            ("nogc", "all"),
+            ("base", "read"),
+            ("base", "write"),
+            ("base", "all")
+        ]
+    );
+    for r in &rows[1..] {
+        assert_eq!(r.len(), rows[0].len());
+        if r[1] == "all" {
+            assert_eq!(r[2], "2000", "{r:?}");
+        }
+    }
+    let cdf = read(&a.join("cdf.csv"));
+    assert!(
+        cdf.starts_with("scheme,op,latency_ns,cdf\n"),
+        "{}",
+        &cdf[..cdf.len().min(80)]
+    );
+    let json = read_json(&a.join("summary.json"));
+    let reports = json["reports"].as_array().cloned().unwrap_or_default();
+    assert_eq!(reports.len(), 2);
+    assert_eq!(reports[1]["scheme"], "base");
+    assert_eq!(reports[1]["integrity"]["requests_completed"], 2000);
+    assert!(read(&a.join("report.html")).contains("<svg"));
+    // Same inputs and seed: the CSV outputs are byte-identical.
+    let b = dir.join("b");
+    let argv = args(&b);
+    succeeds(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(csv, read(&b.join("summary.csv")));
+    assert_eq!(cdf, read(&b.join("cdf.csv")));
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()))
+}
+
+fn read_json(p: &Path) -> serde_json::Value {
+    serde_json::from_str(&read(p)).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}

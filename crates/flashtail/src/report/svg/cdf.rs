@@ -1,0 +1,87 @@
+//! Figure 1: latency CDF (fraction of requests at or below a latency) on a log latency
+//! axis, one line per scheme, for one request class. Zero latencies cannot sit on a log
+//! axis; they are drawn at the axis' left edge rather than dropped, so the curve still
+//! starts at the right height.
+
+use super::{
+    frame, log_frac, log_ticks, nice_log_range, note, render, scheme_colors, scheme_entries, steps,
+    thin, Swatch, FONT, HALF, LIGHT_GRID,
+};
+use crate::report::csv_out::cdf_of;
+use crate::report::fmt::axis_num;
+use crate::stats::RunReport;
+use plotters::prelude::*;
+
+/// Nanoseconds per millisecond: figures use ms, the reports store ns.
+pub(crate) const NS_PER_MS: f64 = 1e6;
+
+/// `op` is `read`, `write` or `all`; `noun` names it in titles ("reads").
+pub(crate) fn cdf_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<String, String> {
+    let colors = scheme_colors(reports);
+    render(HALF, |root| {
+        let (lo, hi) = latency_range(reports, op);
+        // Only schemes that have data here get a legend entry; colours stay per scheme.
+        let entries: Vec<_> = scheme_entries(reports)
+            .into_iter()
+            .zip(reports)
+            .filter(|(_, r)| !cdf_of(r, op).points.is_empty())
+            .map(|(e, _)| e)
+            .collect();
+        let plot = frame(
+            root,
+            &format!("Latency CDF, {noun}"),
+            &entries,
+            Swatch::Line,
+        )?;
+        let mut chart = ChartBuilder::on(&plot)
+            .margin(12)
+            .x_label_area_size(48)
+            .y_label_area_size(64)
+            .build_cartesian_2d(
+                (lo..hi).log_scale().with_key_points(log_ticks(lo, hi)),
+                0f64..1f64,
+            )?;
+        chart
+            .configure_mesh()
+            .light_line_style(LIGHT_GRID)
+            .x_desc("latency (ms, log scale)")
+            .y_desc(format!("fraction of {noun} ≤ latency"))
+            .x_label_formatter(&|v| axis_num(*v))
+            .y_label_formatter(&|v| format!("{v:.1}"))
+            .label_style((FONT, 13))
+            .draw()?;
+        let mut any = false;
+        for (r, c) in reports.iter().zip(&colors) {
+            let pts = &cdf_of(r, op).points;
+            if pts.is_empty() {
+                continue;
+            }
+            any = true;
+            let line = pts
+                .iter()
+                .map(|&(ns, p)| ((ns as f64 / NS_PER_MS).max(lo), p.clamp(0.0, 1.0)));
+            let line = steps(thin(line, |(x, y)| (log_frac(x, lo, hi), y)).into_iter());
+            if let [only] = line.as_slice() {
+                // One point draws no line: mark it instead.
+                chart.draw_series([Circle::new(*only, 4, c.filled())])?;
+            } else {
+                chart.draw_series(LineSeries::new(line, c.stroke_width(2)))?;
+            }
+        }
+        if !any {
+            note(&plot, &format!("no {noun} in these runs"))?;
+        }
+        Ok(())
+    })
+}
+
+/// Log-axis bounds (ms) covering every positive latency of `op` across the runs.
+pub(crate) fn latency_range(reports: &[RunReport], op: &str) -> (f64, f64) {
+    let values = reports.iter().flat_map(|r| {
+        cdf_of(r, op)
+            .points
+            .iter()
+            .map(|&(ns, _)| ns as f64 / NS_PER_MS)
+    });
+    nice_log_range(values, (1e-3, 1.0))
+}

@@ -1,0 +1,74 @@
+//! Figure frame: the title and a legend strip above the plot area (wrapping into rows
+//! when names do not fit), so a legend never covers data.
+
+use super::{scheme_colors, Area, FONT};
+use crate::stats::RunReport;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::error::Error;
+
+/// How a legend entry shows its colour: a stroke for lines, a box for bars.
+#[derive(Clone, Copy)]
+pub(crate) enum Swatch {
+    Line,
+    Box,
+}
+
+/// One legend entry per report, in the scheme colours.
+pub(crate) fn scheme_entries(reports: &[RunReport]) -> Vec<(String, RGBColor)> {
+    reports
+        .iter()
+        .map(|r| r.scheme.clone())
+        .zip(scheme_colors(reports))
+        .collect()
+}
+
+const LEGEND_ROW: i32 = 22;
+const LEGEND_LEFT: i32 = 70;
+
+/// Pixel width of one legend entry (swatch, gap, estimated label width, spacing).
+fn entry_width(name: &str) -> i32 {
+    24 + 8 * name.chars().count() as i32 + 24
+}
+
+/// Gives the figure its title and a legend strip above the plot, and returns the plot
+/// area. A legend outside the plot can never hide a line or a bar, whatever the data.
+pub(crate) fn frame<'a>(
+    root: &Area<'a>,
+    title: &str,
+    entries: &[(String, RGBColor)],
+    swatch: Swatch,
+) -> Result<Area<'a>, Box<dyn Error>> {
+    let body = root.titled(title, (FONT, 20))?;
+    let width = body.dim_in_pixel().0 as i32;
+    // Lay entries out left to right, wrapping to new rows when the strip is full.
+    let mut placed = Vec::with_capacity(entries.len());
+    let (mut x, mut row) = (LEGEND_LEFT, 0);
+    for (name, colour) in entries {
+        let w = entry_width(name);
+        if x + w > width && x > LEGEND_LEFT {
+            x = LEGEND_LEFT;
+            row += 1;
+        }
+        placed.push((x, row, name, colour));
+        x += w;
+    }
+    let rows = if entries.is_empty() { 0 } else { row + 1 };
+    let (strip, plot) = body.split_vertically(rows * LEGEND_ROW + 6);
+    let style = TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    for (x, row, name, colour) in placed {
+        let y = row * LEGEND_ROW + LEGEND_ROW / 2;
+        match swatch {
+            Swatch::Line => strip.draw(&PathElement::new(
+                vec![(x, y), (x + 18, y)],
+                colour.stroke_width(3),
+            ))?,
+            Swatch::Box => strip.draw(&Rectangle::new(
+                [(x + 2, y - 7), (x + 16, y + 7)],
+                colour.filled(),
+            ))?,
+        }
+        strip.draw_text(name, &style, (x + 24, y))?;
+    }
+    Ok(plot)
+}

@@ -1,0 +1,124 @@
+//! The report's figures, each rendered by plotters' SVG backend into a `String` that the
+//! HTML page inlines. One file per figure; this file holds what they share: the per-scheme
+//! colours (identical in every figure), log-axis ticks and the render wrapper.
+//!
+//! Figures never fail the report: a figure that cannot be drawn becomes a short note in
+//! the page (see `render`), because losing the tables over one bad chart helps nobody.
+
+mod cdf;
+mod free_blocks;
+mod legend;
+mod percentiles;
+mod scale;
+mod tail;
+mod thin;
+mod waits;
+
+pub(crate) use cdf::cdf_svg;
+pub(crate) use free_blocks::free_blocks_svg;
+pub(crate) use percentiles::percentiles_svg;
+pub(crate) use tail::tail_svg;
+pub(crate) use waits::waits_svg;
+
+use legend::{frame, scheme_entries, Swatch};
+use scale::{log_frac, log_ticks, nice_log_range};
+use thin::{steps, thin, thin_timeline};
+
+use crate::stats::RunReport;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::error::Error;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Size of a half-width figure (two per row on the page).
+pub(crate) const HALF: (u32, u32) = (640, 420);
+/// Size of a full-width figure.
+pub(crate) const FULL: (u32, u32) = (1290, 440);
+
+pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+pub(crate) type DrawResult = Result<(), Box<dyn Error>>;
+
+pub(crate) const FONT: &str = "sans-serif";
+
+/// Minor grid lines: barely visible, so data lines dominate.
+pub(crate) const LIGHT_GRID: RGBColor = RGBColor(246, 246, 246);
+
+/// Colour-blind-safe palette (Okabe–Ito, then a few distinct extras) for non-baseline
+/// schemes, in the order they appear; `nogc` is always black so the reference stands out.
+const PALETTE: [RGBColor; 9] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(120, 94, 240),
+    RGBColor(140, 86, 75),
+    RGBColor(150, 150, 150),
+];
+
+/// One colour per report, stable across every figure of the page.
+pub(crate) fn scheme_colors(reports: &[RunReport]) -> Vec<RGBColor> {
+    let mut next = 0;
+    reports
+        .iter()
+        .map(|r| {
+            if r.scheme.eq_ignore_ascii_case(super::BASELINE_SCHEME) {
+                BLACK
+            } else {
+                let c = PALETTE[next % PALETTE.len()];
+                next += 1;
+                c
+            }
+        })
+        .collect()
+}
+
+/// Draws a figure of `size` with `draw` and returns the SVG text, or a message saying why
+/// it could not be drawn. Panics inside the plotting library are caught for the same
+/// reason: one figure must not take the whole report down.
+pub(crate) fn render(
+    size: (u32, u32),
+    draw: impl FnOnce(&Area<'_>) -> DrawResult,
+) -> Result<String, String> {
+    let mut buf = String::new();
+    let outcome = catch_unwind(AssertUnwindSafe(|| -> DrawResult {
+        let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
+        root.fill(&WHITE)?;
+        draw(&root)?;
+        root.present()?;
+        Ok(())
+    }));
+    match outcome {
+        Ok(Ok(())) => Ok(buf),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("the plotting library panicked".into()),
+    }
+}
+
+/// A centred grey note inside an empty chart area ("no write requests", ...).
+pub(crate) fn note(area: &Area<'_>, text: &str) -> DrawResult {
+    let (w, h) = area.dim_in_pixel();
+    let style = TextStyle::from((FONT, 18).into_font())
+        .color(&RGBColor(110, 110, 110))
+        .pos(Pos::new(HPos::Center, VPos::Center));
+    area.draw_text(text, &style, (w as i32 / 2, h as i32 / 2))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn baseline_is_black_and_others_distinct() {
+        let mk = |s: &str| RunReport {
+            scheme: s.into(),
+            ..Default::default()
+        };
+        let c = scheme_colors(&[mk("base"), mk("nogc"), mk("ttflash")]);
+        assert_eq!(c[1], BLACK);
+        assert_ne!(c[0], c[2]);
+    }
+}

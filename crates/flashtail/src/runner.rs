@@ -1,0 +1,84 @@
+//! Running experiments: one scheme on one device and workload, or several schemes on the
+//! same input in parallel (one core each, via rayon).
+//!
+//! Every scheme of a comparison sees an identical, freshly opened request stream and an
+//! identically preconditioned device (same seed), so differences come from the schemes only.
+
+use crate::config::DeviceConfig;
+use crate::gc::build_scheme;
+use crate::host::RequestSource;
+use crate::sim::{Progress, SimError, SimOptions, Simulation};
+use crate::stats::RunReport;
+use rayon::prelude::*;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    pub device: DeviceConfig,
+    pub scheme: String,
+    /// Victim policy override (default: the scheme's own, greedy for the baselines).
+    pub victim: Option<String>,
+    pub seed: u64,
+    pub oracle: bool,
+}
+
+/// Why a run could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{0}")]
+    Config(String),
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    #[error("opening the workload: {0}")]
+    Input(String),
+}
+
+/// Run one scheme.
+pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Progress>>) -> Result<RunReport, RunError> {
+    let scheme = build_scheme(&spec.scheme, spec.victim.as_deref(), spec.seed).map_err(RunError::Config)?;
+    let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone() };
+    let sim = Simulation::new(spec.device.clone(), scheme, opts)?;
+    let out = sim.run(src);
+    if let Some(p) = progress {
+        p.finished.store(1, Ordering::Relaxed);
+    }
+    Ok(out?)
+}
+
+/// Run several schemes on the same input in parallel. `open` makes a fresh copy of the input
+/// for each run. Results come back in the order of `specs`.
+pub fn run_many<F>(specs: &[RunSpec], open: F, progress: &[Arc<Progress>]) -> Vec<Result<RunReport, RunError>>
+where
+    F: Fn() -> Result<Box<dyn RequestSource + Send>, String> + Sync,
+{
+    specs
+        .par_iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let mut src = open().map_err(RunError::Input)?;
+            run_one(spec, &mut *src, progress.get(i).cloned())
+        })
+        .collect()
+}
+
+/// Bytes of logical space the host may address under a scheme on a device: the device's
+/// logical capacity, less the parity share when the scheme keeps RAIN parity.
+pub fn host_capacity_bytes(dev: &DeviceConfig, scheme: &str) -> Result<u64, RunError> {
+    let s = build_scheme(scheme, None, 0).map_err(RunError::Config)?;
+    let pages = if s.rain {
+        crate::ftl::rain::Rain::data_capacity(dev.logical_pages(), dev.geometry.channels)
+    } else {
+        dev.logical_pages()
+    };
+    Ok(pages as u64 * dev.geometry.page_size as u64)
+}
+
+/// Check every scheme name before any run starts (so a typo fails in a millisecond).
+pub fn check_schemes(names: &[String]) -> Result<(), RunError> {
+    for n in names {
+        build_scheme(n, None, 0).map_err(RunError::Config)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,186 @@
+//! ttFlash's GC-tolerant flush (FAST'17 §4.4, shared/specs/02-ttflash.md): host writes land in
+//! capacitor-backed RAM — durable on arrival, so the request completes at once — grouped by
+//! RAIN stripe. When dirty pages pass 80% of the buffer, least-recently-used stripes are
+//! flushed whole: their dirty data pages plus one parity page. A partial stripe's parity needs
+//! the stripe's clean members, read back from flash (reconstruct-write); those reads are real.
+//! A flush skips stripes whose plane group has a GC'ing plane when an older-but-clean choice
+//! exists among the 8 least recent, so writes almost never meet GC either.
+//!
+//! Reads of a buffered page are served from RAM. A page stays in the buffer map until its
+//! flash write is mapped, so no read can fall between the two. Not modelled: power loss
+//! (the capacitor makes the buffer durable by design).
+
+use super::{Simulation, EV_PAGE_DONE};
+use crate::ftl::NONE;
+use crate::scheduler::txn::NO_REQ;
+use crate::scheduler::TxnKind;
+use crate::units::Nanos;
+use std::collections::{BTreeMap, HashMap};
+
+/// How far back in LRU order a flush looks for a stripe away from GC.
+const FLUSH_LOOKAHEAD: usize = 8;
+
+pub(super) struct StripeBuffer {
+    pub cap: u32,
+    /// Dirty pages plus flushed pages not yet programmed.
+    pub used: u32,
+    pub dirty_pages: u32,
+    /// Newest buffered version of each dirty logical page.
+    pub dirty: HashMap<u32, u32>,
+    /// Stripe → (LRU stamp, its dirty pages).
+    stripes: HashMap<u32, (u64, Vec<u32>)>,
+    lru: BTreeMap<u64, u32>,
+    stamp: u64,
+    pub flushes: u64,
+    pub flushes_steered: u64,
+    pub rmw_reads: u64,
+}
+
+impl StripeBuffer {
+    pub fn new(cap: u32) -> StripeBuffer {
+        StripeBuffer {
+            cap,
+            used: 0,
+            dirty_pages: 0,
+            dirty: HashMap::new(),
+            stripes: HashMap::new(),
+            lru: BTreeMap::new(),
+            stamp: 0,
+            flushes: 0,
+            flushes_steered: 0,
+            rmw_reads: 0,
+        }
+    }
+}
+
+impl Simulation {
+    /// A host write request under GC-tolerant flush.
+    pub(super) fn flush_admit(&mut self, slot: u32, lpns: Vec<u32>) {
+        let fb = self.flush.as_ref().expect("flush buffer");
+        let new_pages = lpns.iter().filter(|l| !fb.dirty.contains_key(l)).count() as u32;
+        if !self.buffer_wait.is_empty() || (fb.used + new_pages > fb.cap && fb.used > 0) {
+            self.reqs.get(slot).pending += 1;
+            self.buffer_wait.push_back((slot, lpns, self.now));
+            return;
+        }
+        self.flush_insert(&lpns);
+        self.reqs.get(slot).pending += 1;
+        self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), EV_PAGE_DONE, slot);
+        self.flush_if_needed();
+    }
+
+    fn flush_insert(&mut self, lpns: &[u32]) {
+        let rain = self.rain.as_ref().expect("GC-tolerant flush needs RAIN");
+        for &lpn in lpns {
+            let v = self.oracle.bump(lpn);
+            let s = rain.stripe_of(lpn);
+            let fb = self.flush.as_mut().expect("flush buffer");
+            fb.stamp += 1;
+            let stamp = fb.stamp;
+            if fb.dirty.insert(lpn, v).is_none() {
+                fb.used += 1;
+                fb.dirty_pages += 1;
+                let e = fb.stripes.entry(s).or_insert((0, Vec::new()));
+                e.1.push(lpn);
+            }
+            let e = fb.stripes.get_mut(&s).expect("stripe entry");
+            if e.0 != 0 {
+                fb.lru.remove(&e.0);
+            }
+            e.0 = stamp;
+            fb.lru.insert(stamp, s);
+        }
+    }
+
+    /// Flush stripes while dirty pages exceed 80% of the buffer.
+    fn flush_if_needed(&mut self) {
+        loop {
+            let fb = self.flush.as_ref().expect("flush buffer");
+            if (fb.dirty_pages as u64) * 10 < (fb.cap as u64) * 8 || fb.lru.is_empty() {
+                return;
+            }
+            let rain = self.rain.as_ref().expect("RAIN");
+            let candidates: Vec<u32> = fb.lru.values().take(FLUSH_LOOKAHEAD).copied().collect();
+            let clear = candidates.iter().position(|&s| {
+                let g = rain.group_of_plane(rain.plane_of(rain.parity_id(s)));
+                rain.group_planes(g).all(|p| !self.gc[p.idx()].active())
+            });
+            let pick = candidates[clear.unwrap_or(0)];
+            if clear.is_some_and(|i| i > 0) {
+                self.flush.as_mut().expect("fb").flushes_steered += 1;
+            }
+            self.flush_stripe(pick);
+        }
+    }
+
+    fn flush_stripe(&mut self, s: u32) {
+        let rain = self.rain.clone().expect("RAIN");
+        let fb = self.flush.as_mut().expect("flush buffer");
+        let Some((stamp, lpns)) = fb.stripes.remove(&s) else { return };
+        fb.lru.remove(&stamp);
+        fb.flushes += 1;
+        fb.dirty_pages -= lpns.len() as u32;
+        // Reconstruct-write: a partial stripe's parity needs its clean members from flash.
+        let first = s * (rain.width - 1);
+        let last = (first + rain.width - 1).min(rain.data_pages);
+        for m in first..last {
+            if lpns.contains(&m) {
+                continue;
+            }
+            let mp = self.ftl.l2p[m as usize];
+            if mp == NONE || self.pending_in_dram(mp) {
+                continue;
+            }
+            self.flush.as_mut().expect("fb").rmw_reads += 1;
+            let p = self.ftl.geo.plane_of_block(self.ftl.geo.block_of(crate::units::Ppn(mp)));
+            let t = self.new_txn(TxnKind::Read, p, m, mp, NO_REQ);
+            self.txns[t as usize].internal = true;
+            self.enqueue_user(t);
+        }
+        for &lpn in &lpns {
+            let v = self.flush.as_ref().expect("fb").dirty[&lpn];
+            self.submit_flush_write(lpn, v);
+        }
+        let pid = rain.parity_id(s);
+        self.submit_write(NO_REQ, pid, true, self.now, true);
+    }
+
+    /// Write one flushed page; it leaves the buffer map when its flash page is mapped.
+    fn submit_flush_write(&mut self, lpn: u32, v: u32) {
+        self.submit_write_versioned(NO_REQ, lpn, true, self.now, true, Some(v));
+    }
+
+    /// A flushed page was mapped to flash: drop it from the buffer map unless rewritten since.
+    pub(super) fn flush_mapped(&mut self, lpn: u32, v: u32) {
+        if let Some(fb) = self.flush.as_mut() {
+            if fb.dirty.get(&lpn) == Some(&v) {
+                fb.dirty.remove(&lpn);
+            }
+        }
+    }
+
+    /// A flushed page was programmed: free its slot and admit waiting writes.
+    pub(super) fn flush_release(&mut self) {
+        let fb = self.flush.as_mut().expect("flush buffer");
+        fb.used -= 1;
+        while let Some((slot, lpns, since)) = self.buffer_wait.front() {
+            let fb = self.flush.as_ref().expect("fb");
+            let new_pages = lpns.iter().filter(|l| !fb.dirty.contains_key(l)).count() as u32;
+            if fb.used + new_pages > fb.cap && fb.used > 0 {
+                return;
+            }
+            let (slot, lpns, since) = (*slot, lpns.clone(), *since);
+            self.buffer_wait.pop_front();
+            self.reqs.get(slot).wait[crate::sim::requests::W_BUFFER] += (self.now - since).0;
+            self.flush_insert(&lpns);
+            self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), EV_PAGE_DONE, slot);
+            self.flush_if_needed();
+        }
+    }
+
+    /// Newest buffered version of a page, if it is dirty in the flush buffer.
+    #[inline]
+    pub(super) fn buffered_version(&self, lpn: u32) -> Option<u32> {
+        self.flush.as_ref().and_then(|fb| fb.dirty.get(&lpn).copied())
+    }
+}

@@ -1,0 +1,161 @@
+//! The read path: mapping lookup, reads served from controller memory, and ttFlash's
+//! GC-tolerant read (FAST'17 §4.2, shared/specs/02-ttflash.md).
+//!
+//! GC-tolerant read: a read whose plane is busy with GC is rebuilt from the other N−1 pages
+//! of its RAIN stripe (data + parity) and an XOR, when the estimated time of those extra
+//! reads is below the GC time left on the plane (T_extra < T_GC). One parity rebuilds one
+//! page: if another plane of the stripe's group is also GC'ing, the read waits. The extra
+//! reads are real flash reads that load the other channels; the oracle checks each of them,
+//! and checks that the parity page covers every accepted write of the stripe.
+
+use super::Simulation;
+use crate::ftl::NONE;
+use crate::gc::GcMode;
+use crate::scheduler::txn::NO_REQ;
+use crate::scheduler::TxnKind;
+use crate::units::{Lpn, Nanos, PlaneId, Ppn};
+
+/// A read being rebuilt from its stripe.
+#[derive(Clone, Debug)]
+pub(super) struct Rebuild {
+    pub req: u32,
+    pub pending: u32,
+}
+
+impl Simulation {
+    pub(super) fn submit_read(&mut self, slot: u32, lpn: u32) {
+        if let Some(v) = self.buffered_version(lpn) {
+            self.c.buffer_hits += 1;
+            self.oracle.check(lpn, v, "flush-buffer read", self.now.0);
+            self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), super::EV_PAGE_DONE, slot);
+            return;
+        }
+        let ppn = self.ftl.l2p[lpn as usize];
+        if self.pending_in_dram(ppn) {
+            self.dram_hit(slot, lpn, ppn);
+            return;
+        }
+        let plane = self.plane_of_read(lpn, ppn);
+        if self.scheme.gc_tolerant_read && self.gc[plane.idx()].active() && self.try_rebuild(slot, lpn, plane) {
+            return;
+        }
+        let t = self.new_txn(TxnKind::Read, plane, lpn, ppn, slot);
+        self.enqueue_user(t);
+    }
+
+    fn plane_of_read(&self, lpn: u32, ppn: u32) -> PlaneId {
+        if ppn != NONE {
+            return self.ftl.geo.plane_of_block(self.ftl.geo.block_of(Ppn(ppn)));
+        }
+        match &self.rain {
+            Some(r) => r.plane_of(lpn),
+            None => self.ftl.geo.static_plane(Lpn(lpn)),
+        }
+    }
+
+    /// A read served from controller memory (its newest data is still waiting to be programmed).
+    pub(super) fn dram_hit(&mut self, slot: u32, lpn: u32, ppn: u32) {
+        self.c.buffer_hits += 1;
+        let v = self.oracle.page(ppn);
+        self.oracle.check(lpn, v, "DRAM read", self.now.0);
+        if slot != NO_REQ {
+            self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), super::EV_PAGE_DONE, slot);
+        }
+    }
+
+    /// Time until the GC work granted on `plane` (and the operation now running on its unit)
+    /// is done, as seen by a newly queued read.
+    pub(super) fn gc_time_left(&self, plane: PlaneId) -> Nanos {
+        let u = &self.units[self.unit_of_plane[plane.idx()] as usize];
+        let cur = if u.phase_end == Nanos::MAX { Nanos::ZERO } else { u.phase_end.saturating_sub(self.now) };
+        let g = &self.gc[plane.idx()];
+        let Some(grant) = g.grant else { return cur };
+        if grant.mode == GcMode::Background {
+            return cur;
+        }
+        let t = &self.dev.timing;
+        let move_ns = if self.scheme.copyback {
+            t.copyback_command() + t.read(0) + t.program(0)
+        } else {
+            t.read(0) + t.transfer(self.page_bytes).scale(2) + Nanos(t.ecc_ns) + t.program(0)
+        };
+        let valid = g.victim.map_or(self.ftl.geo.pages_per_block / 2, |v| self.ftl.blocks.valid[v.idx()]);
+        let moves = valid.min(grant.steps) as u64;
+        let erase = if grant.allow_erase { t.erase() + t.command() } else { Nanos::ZERO };
+        cur + move_ns.scale(moves) + erase
+    }
+
+    /// Rebuild `lpn` from its stripe if that beats waiting for the GC; false = read normally.
+    fn try_rebuild(&mut self, slot: u32, lpn: u32, plane: PlaneId) -> bool {
+        let Some(rain) = self.rain.clone() else { return false };
+        let t = &self.dev.timing;
+        let per_read = t.read(0) + t.transfer(self.page_bytes);
+        let mut extra = Nanos::ZERO;
+        let members: Vec<u32> = rain.other_members(lpn).collect();
+        for &m in &members {
+            let mp = self.ftl.l2p[m as usize];
+            let p = self.plane_of_read(m, mp);
+            if self.gc[p.idx()].active() {
+                // Two GC'ing planes in one stripe: one parity cannot cover both.
+                return false;
+            }
+            let u = &self.units[self.unit_of_plane[p.idx()] as usize];
+            let busy = if u.phase_end == Nanos::MAX { per_read } else { u.phase_end.saturating_sub(self.now) };
+            let est = busy + per_read.scale(u.reads.len() as u64 + 1);
+            extra = extra.max(est);
+        }
+        extra += Nanos(t.xor_ns);
+        if extra >= self.gc_time_left(plane) {
+            return false;
+        }
+        self.c.rebuilt_reads += 1;
+        let rb = self.rebuilds.len() as u32;
+        let id = if let Some(i) = self.free_rebuilds.pop() {
+            self.rebuilds[i as usize] = Rebuild { req: slot, pending: 1 };
+            i
+        } else {
+            self.rebuilds.push(Rebuild { req: slot, pending: 1 });
+            rb
+        };
+        // The rebuilt page is right iff the parity covers every data write the stripe has on
+        // flash (then XOR of the members' flash pages gives this page's flash data) and this
+        // page's flash data is its newest version. Member reads are internal: a member may be
+        // newer in the flush buffer, which does not matter to the XOR.
+        let s = rain.stripe_of(lpn);
+        let pid = rain.parity_id(s);
+        let pv = self.oracle.newest(pid);
+        self.oracle.check_eq(pv, self.stripe_epoch[s as usize], pid, "parity epoch", self.now.0);
+        let own = self.ftl.l2p[lpn as usize];
+        let own_v = if own == NONE { 0 } else { self.oracle.page(own) };
+        self.oracle.check(lpn, own_v, "rebuilt read", self.now.0);
+        for m in members {
+            let mp = self.ftl.l2p[m as usize];
+            if mp == NONE {
+                continue; // never written: zeros, nothing to read
+            }
+            if self.pending_in_dram(mp) {
+                continue; // in controller memory: no flash read needed
+            }
+            self.c.rebuild_extra_reads += 1;
+            self.rebuilds[id as usize].pending += 1;
+            let p = self.plane_of_read(m, mp);
+            let t = self.new_txn(TxnKind::Read, p, m, mp, NO_REQ);
+            self.txns[t as usize].parent = id;
+            self.txns[t as usize].internal = true;
+            self.enqueue_user(t);
+        }
+        self.rebuild_part_done(id);
+        true
+    }
+
+    /// One member read of a rebuild finished (or the guard count was dropped).
+    pub(super) fn rebuild_part_done(&mut self, id: u32) {
+        let rb = &mut self.rebuilds[id as usize];
+        rb.pending -= 1;
+        if rb.pending == 0 {
+            let req = rb.req;
+            self.free_rebuilds.push(id);
+            self.schedule(self.now + Nanos(self.dev.timing.xor_ns), super::EV_PAGE_DONE, req);
+        }
+    }
+}

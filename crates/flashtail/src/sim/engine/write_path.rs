@@ -1,0 +1,193 @@
+//! The write path: plane choice (static striping, dynamic, or RAIN), allocation and mapping
+//! at arrival, RAIN parity writes, free-space stalls, and the optional DRAM write buffer.
+//!
+//! Parity (ttFlash RAIN): each accepted data write bumps its stripe's epoch; after a
+//! request's pages of one stripe are accepted, one parity page is programmed on the stripe's
+//! parity plane carrying that epoch, so the oracle can tell a parity page that covers every
+//! accepted data write from a stale one. The host request waits for its parity too.
+
+use super::{Simulation, Stalled};
+use crate::config::Allocation;
+use crate::ftl::{Stream, NONE};
+use crate::scheduler::txn::NO_REQ;
+use crate::scheduler::TxnKind;
+use crate::sim::requests::{W_BUFFER, W_FREE};
+use crate::units::{Lpn, Nanos, PlaneId};
+
+impl Simulation {
+    /// The write pages of one host request (after splitting and wrapping).
+    pub(super) fn write_pages(&mut self, slot: u32, lpns: Vec<u32>) {
+        if self.dev.buffer.enabled {
+            self.buffer_admit_or_wait(slot, lpns);
+        } else {
+            self.submit_batch(slot, &lpns, false);
+        }
+    }
+
+    /// Submit data pages, then one parity page per stripe they touch (RAIN).
+    fn submit_batch(&mut self, slot: u32, lpns: &[u32], buffered: bool) {
+        let mut last_stripe = u32::MAX;
+        for (i, &lpn) in lpns.iter().enumerate() {
+            if slot != NO_REQ {
+                self.reqs.get(slot).pending += 1;
+            }
+            self.submit_write(slot, lpn, buffered, self.now, true);
+            if let Some(r) = &self.rain {
+                let s = r.stripe_of(lpn);
+                let next_same = lpns.get(i + 1).is_some_and(|&n| r.stripe_of(n) == s);
+                if !next_same && s != last_stripe {
+                    last_stripe = s;
+                    let pid = r.parity_id(s);
+                    if slot != NO_REQ {
+                        self.reqs.get(slot).pending += 1;
+                    }
+                    self.submit_write(slot, pid, buffered, self.now, true);
+                }
+            }
+        }
+    }
+
+    pub(super) fn choose_plane(&self, id: u32) -> PlaneId {
+        if let Some(r) = &self.rain {
+            return r.plane_of(id);
+        }
+        match self.dev.ftl.allocation {
+            Allocation::Static => self.ftl.geo.static_plane(Lpn(id)),
+            Allocation::Dynamic => {
+                let reserve = self.dev.ftl.gc_reserved_blocks;
+                let mut best = (usize::MAX, PlaneId(0));
+                for p in 0..self.ftl.geo.planes() {
+                    let pb = &self.ftl.blocks.planes[p as usize];
+                    if pb.user_frontier.is_none() && pb.free.len() as u32 <= reserve {
+                        continue;
+                    }
+                    let q = self.units[self.unit_of_plane[p as usize] as usize].queued();
+                    if q < best.0 {
+                        best = (q, PlaneId(p));
+                    }
+                }
+                if best.0 == usize::MAX {
+                    self.ftl.geo.static_plane(Lpn(id))
+                } else {
+                    best.1
+                }
+            }
+        }
+    }
+
+    /// Allocate, map and queue one page write (data or parity id). `in_batch`: a parity write
+    /// for the stripe follows from the batch; otherwise (a stall retried) it is issued here.
+    pub(super) fn submit_write(&mut self, slot: u32, id: u32, buffered: bool, since: Nanos, in_batch: bool) {
+        self.submit_write_versioned(slot, id, buffered, since, in_batch, None);
+    }
+
+    /// As `submit_write`; `version` carries a version already given to the data (a page
+    /// flushed from the ttFlash buffer) instead of a new one.
+    pub(super) fn submit_write_versioned(&mut self, slot: u32, id: u32, buffered: bool, since: Nanos, in_batch: bool, version: Option<u32>) {
+        let plane = self.choose_plane(id);
+        let Some((ppn, took)) = self.ftl.allocate(plane, Stream::User, self.dev.ftl.gc_reserved_blocks) else {
+            self.c.stalled_writes += 1;
+            self.stalled[plane.idx()].push_back(Stalled { req: slot, lpn: id, since, buffered, version });
+            return;
+        };
+        if slot != NO_REQ {
+            let w = (self.now - since).0;
+            if w > 0 {
+                self.reqs.get(slot).wait[W_FREE] += w;
+            }
+        }
+        self.ftl.map(Lpn(id), ppn);
+        let mut parity = false;
+        let v = match &self.rain {
+            Some(r) if r.is_parity(id) => {
+                parity = true;
+                let s = id - r.data_pages;
+                self.oracle.write_version(id, ppn.0, self.stripe_epoch[s as usize])
+            }
+            Some(r) => {
+                let s = r.stripe_of(id) as usize;
+                self.stripe_epoch[s] += 1;
+                match version {
+                    Some(v) => self.oracle.place(ppn.0, v),
+                    None => self.oracle.write(id, ppn.0),
+                }
+            }
+            None => self.oracle.write(id, ppn.0),
+        };
+        if let Some(v) = version {
+            self.flush_mapped(id, v);
+        }
+        let t = self.new_txn(TxnKind::Write, plane, id, ppn.0, slot);
+        let txn = &mut self.txns[t as usize];
+        txn.version = v;
+        txn.buffered = buffered;
+        txn.parity = parity;
+        self.enqueue_user(t);
+        if took {
+            self.free_changed(plane);
+        }
+        if !in_batch && !parity {
+            if let Some(r) = &self.rain {
+                let pid = r.parity_id(r.stripe_of(id));
+                if slot != NO_REQ {
+                    self.reqs.get(slot).pending += 1;
+                }
+                self.submit_write(slot, pid, buffered, self.now, true);
+            }
+        }
+    }
+
+    pub(super) fn retry_stalled(&mut self, plane: PlaneId) {
+        while let Some(s) = self.stalled[plane.idx()].pop_front() {
+            let pb = &self.ftl.blocks.planes[plane.idx()];
+            if pb.user_frontier.is_none() && pb.free.len() as u32 <= self.dev.ftl.gc_reserved_blocks {
+                self.stalled[plane.idx()].push_front(s);
+                return;
+            }
+            self.submit_write_versioned(s.req, s.lpn, s.buffered, s.since, false, s.version);
+        }
+    }
+
+    /// Is this logical id's newest data still waiting to be programmed?
+    pub(super) fn pending_in_dram(&self, ppn: u32) -> bool {
+        ppn != NONE && !self.ftl.blocks.is_programmed(&self.ftl.geo, crate::units::Ppn(ppn))
+    }
+
+    fn buffer_admit_or_wait(&mut self, slot: u32, lpns: Vec<u32>) {
+        let cap = self.dev.buffer.capacity_pages;
+        let n = lpns.len() as u32;
+        if self.buffer_wait.is_empty() && (self.buffer_used + n <= cap || self.buffer_used == 0) {
+            self.buffer_admit(slot, lpns);
+        } else {
+            self.reqs.get(slot).pending += 1;
+            self.buffer_wait.push_back((slot, lpns, self.now));
+        }
+    }
+
+    fn buffer_admit(&mut self, slot: u32, lpns: Vec<u32>) {
+        self.buffer_used += lpns.len() as u32;
+        self.submit_batch(NO_REQ, &lpns, true);
+        // The host request completes once its data is in DRAM.
+        self.reqs.get(slot).pending += 1;
+        self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), super::EV_PAGE_DONE, slot);
+    }
+
+    /// A buffered page was programmed: free its slot and admit waiting writes.
+    pub(super) fn buffer_release(&mut self, parity: bool) {
+        if !parity {
+            self.buffer_used -= 1;
+        }
+        let cap = self.dev.buffer.capacity_pages;
+        while let Some((slot, lpns, since)) = self.buffer_wait.front() {
+            let n = lpns.len() as u32;
+            if self.buffer_used + n > cap && self.buffer_used > 0 {
+                return;
+            }
+            let (slot, lpns, since) = (*slot, lpns.clone(), *since);
+            self.buffer_wait.pop_front();
+            self.reqs.get(slot).wait[W_BUFFER] += (self.now - since).0;
+            self.buffer_admit(slot, lpns);
+            self.page_done(slot);
+        }
+    }
+}

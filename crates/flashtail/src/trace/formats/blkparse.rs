@@ -1,0 +1,107 @@
+//! `blkparse` text output (Linux blktrace):
+//! `maj,min cpu seq time(s) pid action rwbs sector + nsectors [process]`.
+//!
+//! A request passes several events (A remap, Q queued, G, I, D issued, C completed, M
+//! merged); one event type is chosen as "the request" (Q by default: what the application
+//! asked for; D: what reached the device after merging). Other events, flushes without data,
+//! discards and blkparse's per-CPU summary lines are well-formed non-requests, not errors.
+//! The volume is `major << 20 | minor`.
+
+use super::super::error::FieldError;
+use super::super::fields::{fields, mul, split_ws, time_ns, uint};
+use super::super::record::{LineParser, Parsed, RawRecord};
+use crate::host::Op;
+
+pub struct Blkparse {
+    /// The action letter(s) taken as requests, e.g. `Q` or `D`.
+    pub event: String,
+}
+
+fn device(f: &[u8]) -> Option<(u64, u64)> {
+    let comma = f.iter().position(|b| *b == b',')?;
+    let major = uint(&f[..comma], "device").ok()?;
+    let minor = uint(&f[comma + 1..], "device").ok()?;
+    Some((major, minor))
+}
+
+impl LineParser for Blkparse {
+    fn parse(&self, line: &[u8]) -> Result<Parsed, FieldError> {
+        let mut f: [&[u8]; 10] = [&[]; 10];
+        let n = fields(split_ws(line), &mut f);
+        let Some((major, minor)) = (if n > 0 { device(f[0]) } else { None }) else {
+            // Summary sections ("CPU0 (8,16):", "Total ...", "Reads Queued: ...").
+            return Ok(Parsed::NotRequest("blkparse summary line"));
+        };
+        if n < 7 {
+            return Err(FieldError::new(
+                "line",
+                format!("expected 'dev cpu seq time pid action rwbs ...', found {n} fields"),
+            ));
+        }
+        if f[5] != self.event.as_bytes() {
+            return Ok(Parsed::NotRequest("other blkparse event"));
+        }
+        let rwbs = f[6];
+        // D (discard) and E (secure erase) carry no data to write; N/F alone are barriers.
+        let op = if rwbs.iter().any(|b| *b == b'D' || *b == b'E') {
+            return Ok(Parsed::NotRequest("discard"));
+        } else if rwbs.contains(&b'W') {
+            Op::Write
+        } else if rwbs.contains(&b'R') {
+            Op::Read
+        } else {
+            return Ok(Parsed::NotRequest("flush or barrier without data"));
+        };
+        if n < 10 || f[8] != b"+" {
+            if rwbs.contains(&b'F') {
+                // A flush (F, FWS, ...) carries no sector range.
+                return Ok(Parsed::NotRequest("flush or barrier without data"));
+            }
+            return Err(FieldError::new(
+                "sector",
+                "expected 'sector + nsectors' after rwbs",
+            ));
+        }
+        Ok(Parsed::Record(RawRecord {
+            ts_ns: time_ns(f[3], 1e9, "time")?,
+            volume: (major << 20) | (minor & 0xF_FFFF),
+            offset: mul(uint(f[7], "sector")?, 512, "sector")?,
+            size: mul(uint(f[9], "nsectors")?, 512, "nsectors")?,
+            op,
+            fingerprint: None,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_the_chosen_event_only() {
+        let q = Blkparse { event: "Q".into() };
+        let p =
+            q.parse(b"  8,16   5        2     0.000001850 18615  Q   R 1444645666 + 256 [java]");
+        assert_eq!(
+            p,
+            Ok(Parsed::Record(RawRecord {
+                ts_ns: 1850,
+                volume: (8 << 20) | 16,
+                offset: 1444645666 * 512,
+                size: 131072,
+                op: Op::Read,
+                fingerprint: None
+            }))
+        );
+        let a = q.parse(
+            b"  8,16   5        1     0.000000000 18615  A   R 1444645666 + 256 <- (8,17) 1",
+        );
+        assert_eq!(a, Ok(Parsed::NotRequest("other blkparse event")));
+        assert_eq!(
+            q.parse(b"CPU0 (8,16):"),
+            Ok(Parsed::NotRequest("blkparse summary line"))
+        );
+        let fl = q.parse(b"  8,16   2    5     9.3  16766  Q  FWS [flush-8:16]");
+        assert_eq!(fl, Ok(Parsed::NotRequest("flush or barrier without data")));
+    }
+}

@@ -1,0 +1,12 @@
+//! One parser per supported trace format (one small file each).
+//!
+//! Each parser is a pure function of one line; see `record.rs` for the contract.
+
+pub mod ascii;
+pub mod blkparse;
+pub mod fiu;
+pub mod flashsim;
+pub mod msr;
+pub mod systor;
+pub mod tencent;
+pub mod umass;

@@ -1,0 +1,275 @@
+//! Replay controls as an adapter over any request source: time window, time scale, loops,
+//! page alignment and LBA wrap into the simulated logical capacity.
+//!
+//! Order per request: window filter (trace seconds, start inclusive, end exclusive) → shift so
+//! the window starts at 0 → loop shift in time and address → time scale → alignment → wrap.
+//! Loops replay the windowed slice again: loop k starts one slice period after loop k-1
+//! (period = the slice's last arrival + its mean inter-arrival gap, so the seam looks like an
+//! ordinary gap) and is moved by k × loop offset bytes so loops do not simply overwrite the
+//! same pages. Looping keeps the windowed slice in memory (slices are what one loops); with
+//! one loop nothing is buffered. What it does not do: change read/write mix or sizes.
+
+use crate::host::{HostRequest, RequestSource, SourceError};
+use crate::units::Nanos;
+
+/// Replay controls; `Default` replays the trace unchanged apart from wrap and alignment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayOptions {
+    /// Speed-up factor: 2.0 replays twice as fast (arrival times halved).
+    pub time_scale: f64,
+    /// Window start in seconds after the trace's first request (inclusive).
+    pub start_s: Option<f64>,
+    /// Window end in seconds after the trace's first request (exclusive).
+    pub end_s: Option<f64>,
+    /// Number of passes over the (windowed) slice, ≥ 1.
+    pub loops: u32,
+    /// Address shift per loop in bytes; `None`: the slice's highest end offset rounded up to
+    /// a page, so loop k occupies fresh addresses (before wrapping).
+    pub loop_offset: Option<u64>,
+    /// Fold offsets into the logical capacity (else pass them through and count them).
+    pub wrap: bool,
+    /// Round offsets down and ends up to the page size.
+    pub align: bool,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> ReplayOptions {
+        ReplayOptions {
+            time_scale: 1.0,
+            start_s: None,
+            end_s: None,
+            loops: 1,
+            loop_offset: None,
+            wrap: true,
+            align: true,
+        }
+    }
+}
+
+#[derive(Default, Debug, Clone, PartialEq, Eq)]
+pub struct ReplayCounters {
+    pub before_window: u64,
+    pub emitted: u64,
+    pub wrapped: u64,
+    pub truncated: u64,
+    pub realigned: u64,
+    pub beyond_capacity: u64,
+}
+
+pub struct Replay<S: RequestSource> {
+    src: S,
+    opts: ReplayOptions,
+    capacity: u64,
+    page: u64,
+    /// The windowed first pass, kept only when looping.
+    slice: Vec<HostRequest>,
+    first_pass_done: bool,
+    loop_k: u32,
+    pos: usize,
+    max_end: u64,
+    last_rel: u64,
+    period: u64,
+    pub counters: ReplayCounters,
+}
+
+impl<S: RequestSource> Replay<S> {
+    pub fn new(src: S, opts: ReplayOptions, logical_capacity_bytes: u64, page_size: u64) -> Self {
+        let page = page_size.max(1);
+        let capacity = if opts.align {
+            logical_capacity_bytes / page * page
+        } else {
+            logical_capacity_bytes
+        };
+        Replay {
+            src,
+            opts,
+            capacity,
+            page,
+            slice: Vec::new(),
+            first_pass_done: false,
+            loop_k: 0,
+            pos: 0,
+            max_end: 0,
+            last_rel: 0,
+            period: 0,
+            counters: ReplayCounters::default(),
+        }
+    }
+
+    fn start_ns(&self) -> u64 {
+        self.opts
+            .start_s
+            .map_or(0, |s| (s.max(0.0) * 1e9).round() as u64)
+    }
+
+    /// The next request of the first pass, window-filtered and shifted to start at 0.
+    fn next_in_window(&mut self) -> Result<Option<HostRequest>, SourceError> {
+        let start = self.start_ns();
+        let end = self.opts.end_s.map(|e| (e.max(0.0) * 1e9).round() as u64);
+        loop {
+            let Some(mut r) = self.src.next_request()? else {
+                return Ok(None);
+            };
+            if r.arrival.0 < start {
+                self.counters.before_window += 1;
+                continue;
+            }
+            if end.is_some_and(|e| r.arrival.0 >= e) {
+                return Ok(None);
+            }
+            r.arrival = Nanos(r.arrival.0 - start);
+            return Ok(Some(r));
+        }
+    }
+
+    fn loop_offset(&self) -> u64 {
+        self.opts
+            .loop_offset
+            .unwrap_or_else(|| self.max_end.div_ceil(self.page) * self.page)
+    }
+
+    /// Applies loop shift, scale, alignment and wrap.
+    fn shape(&mut self, mut r: HostRequest, k: u32) -> HostRequest {
+        let t = r
+            .arrival
+            .0
+            .saturating_add(self.period.saturating_mul(u64::from(k)));
+        let scale = if self.opts.time_scale > 0.0 {
+            self.opts.time_scale
+        } else {
+            1.0
+        };
+        r.arrival = Nanos((t as f64 / scale).round() as u64);
+        r.offset = r
+            .offset
+            .saturating_add(self.loop_offset().saturating_mul(u64::from(k)));
+        if self.opts.align {
+            let off = r.offset / self.page * self.page;
+            let end = r
+                .offset
+                .saturating_add(r.size)
+                .div_ceil(self.page)
+                .saturating_mul(self.page);
+            if off != r.offset || end - off != r.size {
+                self.counters.realigned += 1;
+            }
+            r.offset = off;
+            r.size = (end - off).max(self.page);
+        }
+        let end = r.offset.saturating_add(r.size);
+        if self.capacity > 0 && end > self.capacity {
+            if self.opts.wrap {
+                self.counters.wrapped += 1;
+                if r.size > self.capacity {
+                    self.counters.truncated += 1;
+                    r.size = self.capacity;
+                }
+                r.offset %= self.capacity;
+                if r.offset + r.size > self.capacity {
+                    r.offset = self.capacity - r.size;
+                }
+            } else {
+                self.counters.beyond_capacity += 1;
+            }
+        }
+        self.counters.emitted += 1;
+        r
+    }
+}
+
+impl<S: RequestSource> RequestSource for Replay<S> {
+    fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
+        if !self.first_pass_done {
+            match self.next_in_window()? {
+                Some(r) => {
+                    self.max_end = self.max_end.max(r.offset.saturating_add(r.size));
+                    self.last_rel = r.arrival.0;
+                    if self.opts.loops > 1 {
+                        self.slice.push(r.clone());
+                    }
+                    return Ok(Some(self.shape(r, 0)));
+                }
+                None => {
+                    self.first_pass_done = true;
+                    let n = self.slice.len() as u64;
+                    let gap = if n > 1 {
+                        self.last_rel / (n - 1)
+                    } else {
+                        1_000_000
+                    };
+                    self.period = self.last_rel + gap.max(1);
+                    self.loop_k = 1;
+                    self.pos = 0;
+                }
+            }
+        }
+        while self.loop_k < self.opts.loops && !self.slice.is_empty() {
+            if self.pos < self.slice.len() {
+                let r = self.slice[self.pos].clone();
+                self.pos += 1;
+                return Ok(Some(self.shape(r, self.loop_k)));
+            }
+            self.loop_k += 1;
+            self.pos = 0;
+        }
+        Ok(None)
+    }
+
+    fn describe(&self) -> String {
+        self.src.describe()
+    }
+
+    fn summary(&self) -> Vec<(String, String)> {
+        let mut v = self.src.summary();
+        let o = &self.opts;
+        let c = &self.counters;
+        let win = |x: Option<f64>| x.map_or("-".to_string(), |s| format!("{s}"));
+        v.push(("replay_time_scale".into(), format!("{}", o.time_scale)));
+        v.push((
+            "replay_window_s".into(),
+            format!("{}:{}", win(o.start_s), win(o.end_s)),
+        ));
+        v.push((
+            "replay_skipped_before_window".into(),
+            c.before_window.to_string(),
+        ));
+        v.push(("replay_loops".into(), o.loops.to_string()));
+        if o.loops > 1 {
+            v.push(("replay_loop_period_ns".into(), self.period.to_string()));
+            v.push((
+                "replay_loop_offset_bytes".into(),
+                self.loop_offset().to_string(),
+            ));
+        }
+        v.push((
+            "replay_align_bytes".into(),
+            if o.align {
+                self.page.to_string()
+            } else {
+                "off".into()
+            },
+        ));
+        v.push(("replay_realigned".into(), c.realigned.to_string()));
+        v.push((
+            "replay_wrap_capacity_bytes".into(),
+            if o.wrap {
+                self.capacity.to_string()
+            } else {
+                "off".into()
+            },
+        ));
+        v.push(("replay_wrapped".into(), c.wrapped.to_string()));
+        v.push((
+            "replay_truncated_to_capacity".into(),
+            c.truncated.to_string(),
+        ));
+        if !o.wrap {
+            v.push((
+                "replay_beyond_capacity".into(),
+                c.beyond_capacity.to_string(),
+            ));
+        }
+        v.push(("replay_requests".into(), c.emitted.to_string()));
+        v
+    }
+}
