@@ -7,7 +7,8 @@
 //! cargo test --release -p flashtail --test gc_partial_experiment -- --ignored --nocapture
 //! (env: BLOCKS=256 REQUESTS=400000 SEEDS=10 OUT=path.md ROWS="home1 oltp"
 //! PRESETS=rlgc-128gb SHORT_US=1000: in-burst gap, keeping the row's mean interval;
-//! SCHEMES="rlgc idle-es" (compared with lazy-rtgc);
+//! SCHEMES="rlgc idle-es" (compared with lazy-rtgc); GEN=1: the project generator's
+//! rlgc-* presets instead of the on/off generator of gc_partial_support;
 //! FOOTPRINT=0.6 HOT=0.8: share of the logical space written, share of writes to its hot fifth)
 mod gc_partial_support;
 use flashtail::config::presets;
@@ -49,6 +50,23 @@ fn mean_sd(x: &[f64]) -> (f64, f64) {
     (m, v.sqrt())
 }
 
+/// The project generator's `rlgc-<row>` preset over the whole logical space (oltp: Poisson
+/// at 1250 IOPS instead of the table's 84 µs interval, which would overload the device).
+fn project_generator(row: &str, dev: &flashtail::DeviceConfig, n: usize) -> Vec<flashtail::HostRequest> {
+    use flashtail::workload::{preset, Arrival, Generator};
+    use flashtail::RequestSource;
+    let mut cfg = preset(&format!("rlgc-{row}")).expect("generator preset").with_span(dev.logical_bytes()).with_count(n as u64).with_seed(11);
+    if row == "oltp" {
+        cfg.arrival = Arrival::Poisson { iops: 1250.0 };
+    }
+    let mut g = Generator::new(cfg).expect("valid generator config");
+    let mut v = Vec::with_capacity(n);
+    while let Some(r) = g.next_request().expect("generator") {
+        v.push(r);
+    }
+    v
+}
+
 #[test]
 #[ignore]
 fn rlgc_experiment() {
@@ -77,7 +95,7 @@ fn rlgc_experiment() {
             }
             w.footprint = env("FOOTPRINT", w.footprint);
             w.hot_share = env("HOT", w.hot_share);
-            let reqs = w.generate(&dev);
+            let reqs = if std::env::var("GEN").is_ok() { project_generator(row, &dev, n) } else { w.generate(&dev) };
             let lazy = run(&dev, "lazy-rtgc", reqs.clone(), 1);
             let ms = |x: u64| x as f64 / 1e6;
             let lazy_txt = format!(

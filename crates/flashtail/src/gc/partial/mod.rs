@@ -3,7 +3,8 @@
 //! predictors it is compared with. All share one task runner (`task.rs`): a task is a few
 //! valid-page copies or one erase, run right after a request is served.
 //!
-//! Scheme names take `key=value` overrides after a colon (`rlgc:t_gc=20,max_copies=8`;
+//! Scheme names take `key=value` overrides after a colon (`rlgc:t_gc=20,max_copies=8`, or
+//! with `+` between pairs where the name sits in a comma-separated list;
 //! keys in `params.rs`).
 
 pub mod idle_predict;

@@ -130,9 +130,10 @@ impl Params {
         }
     }
 
-    /// Apply `k=v,k=v` overrides; errors name the scheme and the bad key.
+    /// Apply `k=v,k=v` overrides (`+` separates too, for lists that are themselves
+    /// comma-separated, like `compare --schemes`); errors name the scheme and the bad key.
     pub fn apply(&mut self, scheme: &str, spec: &str) -> Result<(), String> {
-        for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        for kv in spec.split([',', '+']).map(str::trim).filter(|s| !s.is_empty()) {
             let (k, v) = kv
                 .split_once('=')
                 .ok_or_else(|| format!("scheme '{scheme}': parameter '{kv}' must look like key=value"))?;
@@ -195,7 +196,7 @@ mod tests {
     #[test]
     fn overrides_parse_and_errors_name_the_key() {
         let mut p = Params::default();
-        p.apply("rlgc", "t_gc=20, max_copies=8,read_gc=true,alpha=0.5,policy=proportional").unwrap();
+        p.apply("rlgc", "t_gc=20, max_copies=8,read_gc=true+alpha=0.5,policy=proportional").unwrap();
         assert_eq!((p.t_gc, p.max_copies, p.read_gc, p.alpha, p.proportional), (Some(20), 8, true, 0.5, true));
         assert!(p.apply("rlgc", "policy=softmax").unwrap_err().contains("'policy'"));
         let e = p.apply("rlgc", "max_copiez=3").unwrap_err();
