@@ -16,7 +16,10 @@ use flashtail::RunReport;
 use gc_partial_support::*;
 
 fn env<T: std::str::FromStr>(k: &str, d: T) -> T {
-    std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d)
+    std::env::var(k)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(d)
 }
 
 struct Row {
@@ -30,7 +33,11 @@ struct Row {
 
 fn igc(r: &RunReport) -> u64 {
     let d = &r.scheme_details;
-    let t = if d["runner"].is_null() { &d["tasks"] } else { &d["runner"]["tasks"] };
+    let t = if d["runner"].is_null() {
+        &d["tasks"]
+    } else {
+        &d["runner"]["tasks"]
+    };
     t["intensive_entries"].as_u64().unwrap_or(0)
 }
 
@@ -52,10 +59,18 @@ fn mean_sd(x: &[f64]) -> (f64, f64) {
 
 /// The project generator's `rlgc-<row>` preset over the whole logical space (oltp: Poisson
 /// at 1250 IOPS instead of the table's 84 µs interval, which would overload the device).
-fn project_generator(row: &str, dev: &flashtail::DeviceConfig, n: usize) -> Vec<flashtail::HostRequest> {
+fn project_generator(
+    row: &str,
+    dev: &flashtail::DeviceConfig,
+    n: usize,
+) -> Vec<flashtail::HostRequest> {
     use flashtail::workload::{preset, Arrival, Generator};
     use flashtail::RequestSource;
-    let mut cfg = preset(&format!("rlgc-{row}")).expect("generator preset").with_span(dev.logical_bytes()).with_count(n as u64).with_seed(11);
+    let mut cfg = preset(&format!("rlgc-{row}"))
+        .expect("generator preset")
+        .with_span(dev.logical_bytes())
+        .with_count(n as u64)
+        .with_seed(11);
     if row == "oltp" {
         cfg.arrival = Arrival::Poisson { iops: 1250.0 };
     }
@@ -75,8 +90,11 @@ fn rlgc_experiment() {
     let seeds: u64 = env("SEEDS", 10);
     let mut out = String::new();
     out += &format!("Devices shrunk to {blocks} blocks/plane (paper: 2731 / 2874), empty at start, host-write reserve 1 block; {n} requests per run; RL schemes over seeds 1..={seeds}.\n\n");
-    let schemes: Vec<String> =
-        std::env::var("SCHEMES").unwrap_or("rlgc rlgc-aggressive idle-ma idle-es".into()).split_whitespace().map(String::from).collect();
+    let schemes: Vec<String> = std::env::var("SCHEMES")
+        .unwrap_or("rlgc rlgc-aggressive idle-ma idle-es".into())
+        .split_whitespace()
+        .map(String::from)
+        .collect();
     let presets_env = std::env::var("PRESETS").unwrap_or("rlgc-128gb rlgc-512gb".into());
     for preset in presets_env.split_whitespace() {
         let mut dev = presets::load(preset).unwrap();
@@ -84,7 +102,11 @@ fn rlgc_experiment() {
         dev.ftl.gc_reserved_blocks = 1;
         dev.precondition = flashtail::config::Precondition::None;
         out += &format!("### {preset}\n\n| workload | scheme | p99 | p99.9 | p99.99 | erases | IGC entries | lazy-rtgc p99 / p99.9 / p99.99 (ms), erases, IGC entries |\n|---|---|---|---|---|---|---|---|\n");
-        let rows: Vec<String> = std::env::var("ROWS").unwrap_or("home1 home2 webmail oltp".into()).split_whitespace().map(String::from).collect();
+        let rows: Vec<String> = std::env::var("ROWS")
+            .unwrap_or("home1 home2 webmail oltp".into())
+            .split_whitespace()
+            .map(String::from)
+            .collect();
         for row in rows.iter().map(|r| r.as_str()) {
             let mut w = OnOff::table1(row, n, 11);
             if let (Ok(us), true) = (std::env::var("SHORT_US"), w.p_long > 0.0) {
@@ -95,14 +117,25 @@ fn rlgc_experiment() {
             }
             w.footprint = env("FOOTPRINT", w.footprint);
             w.hot_share = env("HOT", w.hot_share);
-            let reqs = if std::env::var("GEN").is_ok() { project_generator(row, &dev, n) } else { w.generate(&dev) };
+            let reqs = if std::env::var("GEN").is_ok() {
+                project_generator(row, &dev, n)
+            } else {
+                w.generate(&dev)
+            };
             let lazy = run(&dev, "lazy-rtgc", reqs.clone(), 1);
             let ms = |x: u64| x as f64 / 1e6;
             let lazy_txt = format!(
                 "{:.2} / {:.2} / {:.2}, {}, {}",
-                ms(lazy.writes.p99_ns), ms(lazy.writes.p99_9_ns), ms(lazy.writes.p99_99_ns), lazy.flash.erases, igc(&lazy)
+                ms(lazy.writes.p99_ns),
+                ms(lazy.writes.p99_9_ns),
+                ms(lazy.writes.p99_99_ns),
+                lazy.flash.erases,
+                igc(&lazy)
             );
-            eprintln!("{preset} {row} lazy {lazy_txt} (writes {}, gc moves {})", lazy.writes.count, lazy.flash.gc_pages_migrated);
+            eprintln!(
+                "{preset} {row} lazy {lazy_txt} (writes {}, gc moves {})",
+                lazy.writes.count, lazy.flash.gc_pages_migrated
+            );
             for scheme in schemes.iter().map(|s| s.as_str()) {
                 let k = if scheme.starts_with("rlgc") { seeds } else { 1 };
                 let rs: Vec<Row> = std::thread::scope(|sc| {
@@ -111,17 +144,31 @@ fn rlgc_experiment() {
                         .chunks(k.div_ceil(2) as usize)
                         .map(|ch| {
                             let (dev, reqs, lazy, ch) = (&dev, &reqs, &lazy, ch.to_vec());
-                            sc.spawn(move || ch.into_iter().map(|s| norm(&run(dev, scheme, reqs.clone(), s), lazy)).collect::<Vec<Row>>())
+                            sc.spawn(move || {
+                                ch.into_iter()
+                                    .map(|s| norm(&run(dev, scheme, reqs.clone(), s), lazy))
+                                    .collect::<Vec<Row>>()
+                            })
                         })
                         .collect();
                     hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
                 });
                 let f = |g: fn(&Row) -> f64| {
                     let (m, sd) = mean_sd(&rs.iter().map(g).collect::<Vec<f64>>());
-                    if k > 1 { format!("{m:.2} ± {sd:.2}") } else { format!("{m:.2}") }
+                    if k > 1 {
+                        format!("{m:.2} ± {sd:.2}")
+                    } else {
+                        format!("{m:.2}")
+                    }
                 };
                 let igc_mean = rs.iter().map(|r| r.igc).sum::<f64>() / rs.len() as f64;
-                let line = format!("| {row} | {scheme} | {} | {} | {} | {} | {igc_mean:.0} | {lazy_txt} |\n", f(|r| r.p99), f(|r| r.p999), f(|r| r.p9999), f(|r| r.erases));
+                let line = format!(
+                    "| {row} | {scheme} | {} | {} | {} | {} | {igc_mean:.0} | {lazy_txt} |\n",
+                    f(|r| r.p99),
+                    f(|r| r.p999),
+                    f(|r| r.p9999),
+                    f(|r| r.erases)
+                );
                 eprint!("{line}");
                 out += &line;
             }

@@ -11,13 +11,43 @@ use gc_partial_support::*;
 #[ignore]
 fn explore() {
     let mut dev = small_128gb(64, 32);
-    dev.geometry.planes_per_die = std::env::var("PLANES").ok().and_then(|v| v.parse().ok()).unwrap_or(2);
-    let dense_gap: u64 = std::env::var("DENSE").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
-    let schemes: Vec<String> = std::env::var("SCHEMES").unwrap_or("lazy-rtgc rlgc rlgc:explore_actions=0 rlgc-aggressive idle-ma".into()).split_whitespace().map(String::from).collect();
-    let n: usize = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000);
+    dev.geometry.planes_per_die = std::env::var("PLANES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2);
+    let dense_gap: u64 = std::env::var("DENSE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
+    let schemes: Vec<String> = std::env::var("SCHEMES")
+        .unwrap_or("lazy-rtgc rlgc rlgc:explore_actions=0 rlgc-aggressive idle-ma".into())
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let n: usize = std::env::var("N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30_000);
     for (name, reqs) in [
-        ("phased", phased(n, 200, 30_000_000, 200, dense_gap, &dev, 0.6, 1)),
-        ("sparse", OnOff { requests: n, write_pct: 100.0, mean_size: 8192.0, short_ns: 300_000.0, p_long: 0.8, long_ns: 20e6, footprint: 0.9, hot_share: 0.2, seed: 1 }.generate(&dev)),
+        (
+            "phased",
+            phased(n, 200, 30_000_000, 200, dense_gap, &dev, 0.6, 1),
+        ),
+        (
+            "sparse",
+            OnOff {
+                requests: n,
+                write_pct: 100.0,
+                mean_size: 8192.0,
+                short_ns: 300_000.0,
+                p_long: 0.8,
+                long_ns: 20e6,
+                footprint: 0.9,
+                hot_share: 0.2,
+                seed: 1,
+            }
+            .generate(&dev),
+        ),
         ("noidle", phased(n, 1, 900_000, 1, 900_000, &dev, 0.6, 1)),
     ] {
         for s in &schemes {
@@ -39,22 +69,56 @@ fn explore() {
 #[ignore]
 fn policy_dump() {
     let mut dev = small_128gb(64, 32);
-    dev.geometry.planes_per_die = std::env::var("PLANES").ok().and_then(|v| v.parse().ok()).unwrap_or(2);
-    let dense_gap: u64 = std::env::var("DENSE").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    dev.geometry.planes_per_die = std::env::var("PLANES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2);
+    let dense_gap: u64 = std::env::var("DENSE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
     let scheme = std::env::var("SCHEME").unwrap_or("rlgc".into());
-    let n: usize = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000);
+    let n: usize = std::env::var("N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30_000);
     let reqs = phased(n, 200, 30_000_000, 200, dense_gap, &dev, 0.6, 1);
     let r = run(&dev, &scheme, reqs, 1);
     let d = &r.scheme_details;
-    eprintln!("p99.99 {} decisions {} tasks {} thr {} hist {}", r.writes.p99_99_ns / 1000, d["decisions"], d["runner"]["tasks"], d["reward_thresholds_ns"], d["action_histogram"]);
+    eprintln!(
+        "p99.99 {} decisions {} tasks {} thr {} hist {}",
+        r.writes.p99_99_ns / 1000,
+        d["decisions"],
+        d["runner"]["tasks"],
+        d["reward_thresholds_ns"],
+        d["action_histogram"]
+    );
     let q = d["q_table"].as_array().unwrap();
     for (s, row) in q.iter().enumerate() {
         let v = d["state_visits"][s].as_u64().unwrap();
-        if v == 0 { continue; }
-        let row: Vec<f64> = row.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
-        let best = row.iter().cloned().enumerate().fold((0, f64::MIN), |b, (i, x)| if x > b.1 { (i, x) } else { b });
+        if v == 0 {
+            continue;
+        }
+        let row: Vec<f64> = row
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        let best = row
+            .iter()
+            .cloned()
+            .enumerate()
+            .fold((0, f64::MIN), |b, (i, x)| if x > b.1 { (i, x) } else { b });
         let rs: Vec<String> = row.iter().map(|x| format!("{x:5.2}")).collect();
-        eprintln!("s{s:2} prev{} cur{:2} pa{} visits {v:6} best {} | {}", s / 34, (s / 2) % 17, s % 2, best.0, rs.join(" "));
+        eprintln!(
+            "s{s:2} prev{} cur{:2} pa{} visits {v:6} best {} | {}",
+            s / 34,
+            (s / 2) % 17,
+            s % 2,
+            best.0,
+            rs.join(" ")
+        );
     }
 }
 
@@ -64,16 +128,33 @@ fn policy_dump() {
 fn trained() {
     use flashtail::gc::partial::{rlgc::RlGc, Params};
     let mut dev = small_128gb(64, 32);
-    dev.geometry.planes_per_die = std::env::var("PLANES").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
-    let dense_gap: u64 = std::env::var("DENSE").ok().and_then(|v| v.parse().ok()).unwrap_or(2_500_000);
-    let n: usize = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(60_000);
-    
-    let sparse_gap: u64 = std::env::var("SPARSE").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000_000);
+    dev.geometry.planes_per_die = std::env::var("PLANES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let dense_gap: u64 = std::env::var("DENSE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_500_000);
+    let n: usize = std::env::var("N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60_000);
+
+    let sparse_gap: u64 = std::env::var("SPARSE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30_000_000);
     let test = phased(30_000, 200, sparse_gap, 200, dense_gap, &dev, 0.6, 2);
     let train = phased(n, 200, sparse_gap, 200, dense_gap, &dev, 0.6, 1);
     let scheme = std::env::var("SCHEME").unwrap_or("rlgc".into());
     let r = run(&dev, &scheme, train, 1);
-    let q: Vec<f64> = r.scheme_details["q_table"].as_array().unwrap().iter().flat_map(|row| row.as_array().unwrap().iter().map(|x| x.as_f64().unwrap())).collect();
+    let q: Vec<f64> = r.scheme_details["q_table"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|row| row.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()))
+        .collect();
     let mut p = Params::default();
     let (base, spec) = scheme.split_once(':').unwrap_or((&scheme, ""));
     p.apply(base, spec).unwrap();
@@ -83,16 +164,41 @@ fn trained() {
     let mut s = flashtail::gc::build_scheme("rlgc", None, 1).unwrap();
     s.gc = Box::new(agent);
     let sim = flashtail::Simulation::new(dev.clone(), s, opts(1)).unwrap();
-    let rt = sim.run(&mut flashtail::VecSource::new(test.clone())).unwrap();
+    let rt = sim
+        .run(&mut flashtail::VecSource::new(test.clone()))
+        .unwrap();
     let lazy = run(&dev, "lazy-rtgc", test.clone(), 1);
     let fresh = run(&dev, &scheme, test.clone(), 1);
     let ma = run(&dev, "idle-ma", test, 1);
-    for (name, x) in [("lazy", &lazy), ("fresh rl", &fresh), ("trained rl", &rt), ("idle-ma", &ma)] {
-        eprintln!("{name:12} p99 {:>7} p99.9 {:>7} p99.99 {:>7} erases {}", x.writes.p99_ns / 1000, x.writes.p99_9_ns / 1000, x.writes.p99_99_ns / 1000, x.flash.erases);
+    for (name, x) in [
+        ("lazy", &lazy),
+        ("fresh rl", &fresh),
+        ("trained rl", &rt),
+        ("idle-ma", &ma),
+    ] {
+        eprintln!(
+            "{name:12} p99 {:>7} p99.9 {:>7} p99.99 {:>7} erases {}",
+            x.writes.p99_ns / 1000,
+            x.writes.p99_9_ns / 1000,
+            x.writes.p99_99_ns / 1000,
+            x.flash.erases
+        );
     }
-    eprintln!("hist trained {} tasks {}", rt.scheme_details["action_histogram"], rt.scheme_details["runner"]["tasks"]);
+    eprintln!(
+        "hist trained {} tasks {}",
+        rt.scheme_details["action_histogram"], rt.scheme_details["runner"]["tasks"]
+    );
     eprintln!("lazy tasks {}", lazy.scheme_details["tasks"]);
-    for (l, f) in [(&lazy, "lazy"), (&rt, "trained")] { let pts = &l.cdf_writes.points; let tail: Vec<String> = pts.iter().rev().take(12).map(|(x, q)| format!("{}:{:.5}", x / 1000, q)).collect(); eprintln!("{f} tail {}", tail.join(" ")); }
+    for (l, f) in [(&lazy, "lazy"), (&rt, "trained")] {
+        let pts = &l.cdf_writes.points;
+        let tail: Vec<String> = pts
+            .iter()
+            .rev()
+            .take(12)
+            .map(|(x, q)| format!("{}:{:.5}", x / 1000, q))
+            .collect();
+        eprintln!("{f} tail {}", tail.join(" "));
+    }
 }
 
 #[test]
@@ -100,18 +206,39 @@ fn trained() {
 fn sanity_regular() {
     let mut dev = small_128gb(64, 32);
     dev.geometry.planes_per_die = 1;
-    let gap: u64 = std::env::var("GAP").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000_000);
+    let gap: u64 = std::env::var("GAP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_000_000);
     let reqs = bursts(30_000, 1, 0, gap, &dev, 0.6, 1);
-    let schemes: Vec<String> = std::env::var("SCHEMES").unwrap_or("lazy-rtgc rlgc".into()).split_whitespace().map(String::from).collect();
+    let schemes: Vec<String> = std::env::var("SCHEMES")
+        .unwrap_or("lazy-rtgc rlgc".into())
+        .split_whitespace()
+        .map(String::from)
+        .collect();
     for s in schemes.iter().map(|s| s.as_str()) {
         let r = run(&dev, s, reqs.clone(), 1);
         let d = &r.scheme_details;
-        eprintln!("{s} p99 {} p99.9 {} p99.99 {} mean {}", r.writes.p99_ns / 1000, r.writes.p99_9_ns / 1000, r.writes.p99_99_ns / 1000, r.writes.mean_ns / 1000.0);
+        eprintln!(
+            "{s} p99 {} p99.9 {} p99.99 {} mean {}",
+            r.writes.p99_ns / 1000,
+            r.writes.p99_9_ns / 1000,
+            r.writes.p99_99_ns / 1000,
+            r.writes.mean_ns / 1000.0
+        );
         if s.starts_with("rlgc") {
-            eprintln!("hist {} thr {}", d["action_histogram"], d["reward_thresholds_ns"]);
+            eprintln!(
+                "hist {} thr {}",
+                d["action_histogram"], d["reward_thresholds_ns"]
+            );
             for (i, row) in d["q_table"].as_array().unwrap().iter().enumerate() {
                 if d["state_visits"][i].as_u64().unwrap() > 0 {
-                    let v: Vec<String> = row.as_array().unwrap().iter().map(|x| format!("{:.2}", x.as_f64().unwrap())).collect();
+                    let v: Vec<String> = row
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|x| format!("{:.2}", x.as_f64().unwrap()))
+                        .collect();
                     eprintln!("s{i} visits {} | {}", d["state_visits"][i], v.join(" "));
                 }
             }

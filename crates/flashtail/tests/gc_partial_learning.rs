@@ -20,11 +20,25 @@ fn one_plane() -> flashtail::DeviceConfig {
 }
 
 fn q_of(r: &flashtail::RunReport) -> Vec<Vec<f64>> {
-    r.scheme_details["q_table"].as_array().unwrap().iter().map(|row| row.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()).collect()
+    r.scheme_details["q_table"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            row.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect()
+        })
+        .collect()
 }
 
 fn argmax(row: &[f64]) -> usize {
-    row.iter().enumerate().fold((0, f64::MIN), |b, (i, &x)| if x > b.1 { (i, x) } else { b }).0
+    row.iter()
+        .enumerate()
+        .fold((0, f64::MIN), |b, (i, &x)| if x > b.1 { (i, x) } else { b })
+        .0
 }
 
 #[test]
@@ -36,10 +50,16 @@ fn trained_agent_keeps_dense_phases_free_of_gc_and_uses_long_gaps() {
     let q = q_of(&r);
     assert_eq!((q.len(), q[0].len()), (68, 11));
     // ε = 0.8 for the first 1000 decisions, 0.01 after: explorations within 4σ of that.
-    let (dec, exp) = (r.scheme_details["decisions"].as_f64().unwrap(), r.scheme_details["explorations"].as_f64().unwrap());
+    let (dec, exp) = (
+        r.scheme_details["decisions"].as_f64().unwrap(),
+        r.scheme_details["explorations"].as_f64().unwrap(),
+    );
     let mean = 800.0 + 0.01 * (dec - 1000.0);
     let sd = (1000.0 * 0.8 * 0.2 + (dec - 1000.0) * 0.01 * 0.99_f64).sqrt();
-    assert!((exp - mean).abs() < 4.0 * sd, "{exp} explorations in {dec} decisions (expected {mean:.0} ± {sd:.0})");
+    assert!(
+        (exp - mean).abs() < 4.0 * sd,
+        "{exp} explorations in {dec} decisions (expected {mean:.0} ± {sd:.0})"
+    );
     // Dense phase: gaps of 2-6 ms are current-interval bins 8-10; the previous interval is
     // long (>= 100 µs) and the previous action small. Greedy there: no GC at all.
     for bin in 8..=10 {
@@ -49,7 +69,11 @@ fn trained_agent_keeps_dense_phases_free_of_gc_and_uses_long_gaps() {
             continue;
         }
         let row = &q[s];
-        assert_eq!(argmax(row), 0, "state {s} (bin {bin}, {visits} visits): {row:?}");
+        assert_eq!(
+            argmax(row),
+            0,
+            "state {s} (bin {bin}, {visits} visits): {row:?}"
+        );
         let best_other = row[1..].iter().cloned().fold(f64::MIN, f64::max);
         assert!(row[0] > best_other + 0.3, "state {s}: {row:?}");
     }
@@ -67,23 +91,42 @@ fn trained_agent_keeps_dense_phases_free_of_gc_and_uses_long_gaps() {
 
     // Replay a fresh trace of the same kind with the trained table (ε = 0.01 throughout).
     let test = phased(30_000, 200, 30_000_000, 200, 4_000_000, &dev, 0.6, 2);
-    let p = Params { explore_actions: 0, ..Default::default() };
+    let p = Params {
+        explore_actions: 0,
+        ..Default::default()
+    };
     let mut agent = RlGc::new(p, false, 1);
     agent.q.q = q.concat();
     let mut s = flashtail::gc::build_scheme("rlgc", None, 1).unwrap();
     s.gc = Box::new(agent);
-    let trained = Simulation::new(dev.clone(), s, opts(1)).unwrap().run(&mut VecSource::new(test.clone())).unwrap();
+    let trained = Simulation::new(dev.clone(), s, opts(1))
+        .unwrap()
+        .run(&mut VecSource::new(test.clone()))
+        .unwrap();
     let lazy = run(&dev, "lazy-rtgc", test, 1);
     eprintln!(
         "write p99 / p99.99 (µs): trained rlgc {} / {}, lazy-rtgc {} / {}",
-        trained.writes.p99_ns / 1000, trained.writes.p99_99_ns / 1000, lazy.writes.p99_ns / 1000, lazy.writes.p99_99_ns / 1000
+        trained.writes.p99_ns / 1000,
+        trained.writes.p99_99_ns / 1000,
+        lazy.writes.p99_ns / 1000,
+        lazy.writes.p99_99_ns / 1000
     );
     assert_eq!(trained.integrity.violations, 0);
     // p99: ~0.72 ms (a bare write) against Lazy-RTGC's ~2.2 ms.
-    assert!(2 * trained.writes.p99_ns < lazy.writes.p99_ns, "{} vs {}", trained.writes.p99_ns, lazy.writes.p99_ns);
+    assert!(
+        2 * trained.writes.p99_ns < lazy.writes.p99_ns,
+        "{} vs {}",
+        trained.writes.p99_ns,
+        lazy.writes.p99_ns
+    );
     // p99.99: the big tasks it runs after the first request of a dense phase (which looks
     // like any request after a long gap) delay the second one; measured 7.0 vs 3.6 ms.
-    assert!(trained.writes.p99_99_ns < 3 * lazy.writes.p99_99_ns, "{} vs {}", trained.writes.p99_99_ns, lazy.writes.p99_99_ns);
+    assert!(
+        trained.writes.p99_99_ns < 3 * lazy.writes.p99_99_ns,
+        "{} vs {}",
+        trained.writes.p99_99_ns,
+        lazy.writes.p99_99_ns
+    );
     // Similar erase counts (the paper: about equal to Lazy-RTGC).
     let e = trained.flash.erases as f64 / lazy.flash.erases as f64;
     assert!((0.85..=1.1).contains(&e), "erase ratio {e}");
@@ -96,10 +139,24 @@ fn without_idle_time_it_stays_within_a_factor_two_of_lazy_rtgc() {
     let reqs = phased(30_000, 1, 900_000, 1, 900_000, &dev, 0.6, 1);
     let lazy = run(&dev, "lazy-rtgc", reqs.clone(), 1);
     let rl = run(&dev, "rlgc", reqs, 1);
-    eprintln!("no idle: write p99.99 rlgc {} µs, lazy-rtgc {} µs", rl.writes.p99_99_ns / 1000, lazy.writes.p99_99_ns / 1000);
+    eprintln!(
+        "no idle: write p99.99 rlgc {} µs, lazy-rtgc {} µs",
+        rl.writes.p99_99_ns / 1000,
+        lazy.writes.p99_99_ns / 1000
+    );
     assert_eq!(rl.integrity.violations, 0);
-    assert!(rl.writes.p99_99_ns <= 2 * lazy.writes.p99_99_ns, "{} vs {}", rl.writes.p99_99_ns, lazy.writes.p99_99_ns);
-    assert!(rl.writes.p99_ns <= 2 * lazy.writes.p99_ns, "{} vs {}", rl.writes.p99_ns, lazy.writes.p99_ns);
+    assert!(
+        rl.writes.p99_99_ns <= 2 * lazy.writes.p99_99_ns,
+        "{} vs {}",
+        rl.writes.p99_99_ns,
+        lazy.writes.p99_99_ns
+    );
+    assert!(
+        rl.writes.p99_ns <= 2 * lazy.writes.p99_ns,
+        "{} vs {}",
+        rl.writes.p99_ns,
+        lazy.writes.p99_ns
+    );
 }
 
 #[test]
@@ -109,7 +166,12 @@ fn requests_arriving_together_invoke_the_agent_once() {
     let base = phased(8_000, 1, 3_000_000, 1, 3_000_000, &dev, 0.6, 4);
     let mut reqs = Vec::new();
     for r in base {
-        let twin = HostRequest::new(Nanos(r.arrival.0), (r.offset + 8192 * 7) % (dev.logical_bytes() / 2), 8192, Op::Write);
+        let twin = HostRequest::new(
+            Nanos(r.arrival.0),
+            (r.offset + 8192 * 7) % (dev.logical_bytes() / 2),
+            8192,
+            Op::Write,
+        );
         reqs.push(r);
         reqs.push(twin);
     }
@@ -118,10 +180,29 @@ fn requests_arriving_together_invoke_the_agent_once() {
     assert_eq!(d["zero_gap_requests"], 8_000);
     let decisions = d["decisions"].as_u64().unwrap();
     assert!(decisions > 1_000 && decisions <= 8_000, "{decisions}");
-    assert_eq!(d["action_histogram"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).sum::<u64>(), decisions);
-    assert_eq!(d["state_visits"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).sum::<u64>(), decisions);
+    assert_eq!(
+        d["action_histogram"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .sum::<u64>(),
+        decisions
+    );
+    assert_eq!(
+        d["state_visits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .sum::<u64>(),
+        decisions
+    );
     // Every decision but the first of a chain (chains break when no plane needs GC)
     // updates the previous one: measured 2209 updates for 2469 decisions.
     let updates = d["q_updates"].as_u64().unwrap();
-    assert!(updates < decisions && 10 * updates >= 8 * decisions, "{updates} updates, {decisions} decisions");
+    assert!(
+        updates < decisions && 10 * updates >= 8 * decisions,
+        "{updates} updates, {decisions} decisions"
+    );
 }

@@ -10,7 +10,10 @@
 
 use flashtail::config::{presets, Precondition};
 use flashtail::gc::{build_scheme, GcCmd, GcCtx, GcPolicy};
-use flashtail::{BlockId, DeviceConfig, HostRequest, Nanos, Op, PlaneId, RunReport, SimOptions, Simulation, VecSource};
+use flashtail::{
+    BlockId, DeviceConfig, HostRequest, Nanos, Op, PlaneId, RunReport, SimOptions, Simulation,
+    VecSource,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -59,9 +62,27 @@ impl OnOff {
             "oltp" => (0.99, 800.0, 4.46),
             other => panic!("no Table 1 row '{other}'"),
         };
-        let (short, p_long) = if row == "oltp" { (mean_us * 1e3, 0.0) } else { (1e6, 0.05) };
-        let long = if p_long > 0.0 { (mean_us * 1e3 - (1.0 - p_long) * short) / p_long } else { 0.0 };
-        OnOff { requests, write_pct: w * 100.0, mean_size: kb * 1024.0, short_ns: short, p_long, long_ns: long, footprint: 0.6, hot_share: 0.8, seed }
+        let (short, p_long) = if row == "oltp" {
+            (mean_us * 1e3, 0.0)
+        } else {
+            (1e6, 0.05)
+        };
+        let long = if p_long > 0.0 {
+            (mean_us * 1e3 - (1.0 - p_long) * short) / p_long
+        } else {
+            0.0
+        };
+        OnOff {
+            requests,
+            write_pct: w * 100.0,
+            mean_size: kb * 1024.0,
+            short_ns: short,
+            p_long,
+            long_ns: long,
+            footprint: 0.6,
+            hot_share: 0.8,
+            seed,
+        }
     }
 
     pub fn generate(&self, dev: &DeviceConfig) -> Vec<HostRequest> {
@@ -72,17 +93,34 @@ impl OnOff {
         let mut t = 0f64;
         let mut out = Vec::with_capacity(self.requests);
         for _ in 0..self.requests {
-            let mean = if rng.gen::<f64>() < self.p_long { self.long_ns } else { self.short_ns };
+            let mean = if rng.gen::<f64>() < self.p_long {
+                self.long_ns
+            } else {
+                self.short_ns
+            };
             t += -mean * (1.0 - rng.gen::<f64>()).ln();
             // Geometric size in 4 KiB chunks with the requested mean.
             let mut n = 1u64;
             while rng.gen::<f64>() > 1.0 / mean_chunks && n < 64 {
                 n += 1;
             }
-            let start = if rng.gen::<f64>() < self.hot_share { rng.gen_range(0..hot) } else { rng.gen_range(0..chunks) };
+            let start = if rng.gen::<f64>() < self.hot_share {
+                rng.gen_range(0..hot)
+            } else {
+                rng.gen_range(0..chunks)
+            };
             let start = start.min(chunks.saturating_sub(n));
-            let op = if rng.gen::<f64>() * 100.0 < self.write_pct { Op::Write } else { Op::Read };
-            out.push(HostRequest::new(Nanos(t as u64), start * 4096, n * 4096, op));
+            let op = if rng.gen::<f64>() * 100.0 < self.write_pct {
+                Op::Write
+            } else {
+                Op::Read
+            };
+            out.push(HostRequest::new(
+                Nanos(t as u64),
+                start * 4096,
+                n * 4096,
+                op,
+            ));
         }
         out
     }
@@ -90,7 +128,15 @@ impl OnOff {
 
 /// Bursts of `burst` writes `in_gap_ns` apart, then an idle gap of `idle_ns`: the idle time
 /// is there for the taking by a scheme that knows when to use it.
-pub fn bursts(n: usize, burst: usize, in_gap_ns: u64, idle_ns: u64, dev: &DeviceConfig, footprint: f64, seed: u64) -> Vec<HostRequest> {
+pub fn bursts(
+    n: usize,
+    burst: usize,
+    in_gap_ns: u64,
+    idle_ns: u64,
+    dev: &DeviceConfig,
+    footprint: f64,
+    seed: u64,
+) -> Vec<HostRequest> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let pages = (dev.logical_bytes() as f64 * footprint) as u64 / 8192;
     let mut t = 0u64;
@@ -103,23 +149,41 @@ pub fn bursts(n: usize, burst: usize, in_gap_ns: u64, idle_ns: u64, dev: &Device
 }
 
 pub fn opts(seed: u64) -> SimOptions {
-    SimOptions { seed, oracle: true, check_every: 2000, progress: None }
+    SimOptions {
+        seed,
+        oracle: true,
+        check_every: 2000,
+        progress: None,
+    }
 }
 
 pub fn run(dev: &DeviceConfig, scheme: &str, reqs: Vec<HostRequest>, seed: u64) -> RunReport {
     let s = build_scheme(scheme, None, seed).unwrap_or_else(|e| panic!("{e}"));
-    let sim = Simulation::new(dev.clone(), s, opts(seed)).unwrap_or_else(|e| panic!("{scheme}: {e}"));
-    sim.run(&mut VecSource::new(reqs)).unwrap_or_else(|e| panic!("{scheme}: {e}"))
+    let sim =
+        Simulation::new(dev.clone(), s, opts(seed)).unwrap_or_else(|e| panic!("{scheme}: {e}"));
+    sim.run(&mut VecSource::new(reqs))
+        .unwrap_or_else(|e| panic!("{scheme}: {e}"))
 }
 
 /// Run with every grant's moves counted (see [`Counting`]); the counts are in
 /// `scheme_details["counting"]`.
-pub fn run_counted(dev: &DeviceConfig, scheme: &str, reqs: Vec<HostRequest>, seed: u64) -> RunReport {
+pub fn run_counted(
+    dev: &DeviceConfig,
+    scheme: &str,
+    reqs: Vec<HostRequest>,
+    seed: u64,
+) -> RunReport {
     let mut s = build_scheme(scheme, None, seed).unwrap_or_else(|e| panic!("{e}"));
     let inner = std::mem::replace(&mut s.gc, Box::new(Noop));
-    s.gc = Box::new(Counting::new(inner, dev.geometry.planes() as usize, dev.geometry.pages_per_block));
-    let sim = Simulation::new(dev.clone(), s, opts(seed)).unwrap_or_else(|e| panic!("{scheme}: {e}"));
-    sim.run(&mut VecSource::new(reqs)).unwrap_or_else(|e| panic!("{scheme}: {e}"))
+    s.gc = Box::new(Counting::new(
+        inner,
+        dev.geometry.planes() as usize,
+        dev.geometry.pages_per_block,
+    ));
+    let sim =
+        Simulation::new(dev.clone(), s, opts(seed)).unwrap_or_else(|e| panic!("{scheme}: {e}"));
+    sim.run(&mut VecSource::new(reqs))
+        .unwrap_or_else(|e| panic!("{scheme}: {e}"))
 }
 
 struct Noop;
@@ -188,7 +252,9 @@ impl Counting {
                     self.max_moves_early = self.max_moves_early.max(moves);
                 }
                 if moves > steps {
-                    self.violations.push(format!("plane {p}: {moves} moves under a {steps}-step grant"));
+                    self.violations.push(format!(
+                        "plane {p}: {moves} moves under a {steps}-step grant"
+                    ));
                 }
             }
         }
@@ -245,16 +311,33 @@ pub fn ratio(a: &RunReport, b: &RunReport) -> f64 {
 /// gaps) and a dense one, the interval just seen predicts the next one — the structure
 /// RL-GC's state (previous and current interval) can exploit.
 #[allow(clippy::too_many_arguments)]
-pub fn phased(n: usize, a_len: usize, a_gap_ns: u64, b_len: usize, b_gap_ns: u64, dev: &DeviceConfig, footprint: f64, seed: u64) -> Vec<HostRequest> {
+pub fn phased(
+    n: usize,
+    a_len: usize,
+    a_gap_ns: u64,
+    b_len: usize,
+    b_gap_ns: u64,
+    dev: &DeviceConfig,
+    footprint: f64,
+    seed: u64,
+) -> Vec<HostRequest> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let pages = (dev.logical_bytes() as f64 * footprint) as u64 / 8192;
     let hot = (pages / 5).max(1);
     let mut t = 0f64;
     (0..n)
         .map(|i| {
-            let mean = if i % (a_len + b_len) < a_len { a_gap_ns } else { b_gap_ns } as f64;
+            let mean = if i % (a_len + b_len) < a_len {
+                a_gap_ns
+            } else {
+                b_gap_ns
+            } as f64;
             t += mean * rng.gen_range(0.5..1.5);
-            let page = if rng.gen::<f64>() < 0.8 { rng.gen_range(0..hot) } else { rng.gen_range(0..pages) };
+            let page = if rng.gen::<f64>() < 0.8 {
+                rng.gen_range(0..hot)
+            } else {
+                rng.gen_range(0..pages)
+            };
             HostRequest::new(Nanos(t as u64), page * 8192, 8192, Op::Write)
         })
         .collect()

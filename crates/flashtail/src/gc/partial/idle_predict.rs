@@ -20,14 +20,22 @@ use std::collections::VecDeque;
 /// How the next interval is predicted.
 pub enum Predictor {
     /// Mean of the last `n` intervals.
-    MovingAverage { n: usize, recent: VecDeque<u64>, sum: u64 },
+    MovingAverage {
+        n: usize,
+        recent: VecDeque<u64>,
+        sum: u64,
+    },
     /// s ← w·x + (1−w)·s.
     Smoothing { w: f64, s: Option<f64> },
 }
 
 impl Predictor {
     pub fn moving_average(n: u32) -> Predictor {
-        Predictor::MovingAverage { n: n.max(1) as usize, recent: VecDeque::new(), sum: 0 }
+        Predictor::MovingAverage {
+            n: n.max(1) as usize,
+            recent: VecDeque::new(),
+            sum: 0,
+        }
     }
     pub fn smoothing(w: f64) -> Predictor {
         Predictor::Smoothing { w, s: None }
@@ -76,7 +84,12 @@ pub struct IdlePredictGc {
 impl IdlePredictGc {
     pub fn new(params: Params, predictor: Predictor) -> IdlePredictGc {
         let n = params.max_copies as usize + 1;
-        IdlePredictGc { run: TaskRunner::new(params), predictor, iv: Intervals::default(), hist: vec![0; n] }
+        IdlePredictGc {
+            run: TaskRunner::new(params),
+            predictor,
+            iv: Intervals::default(),
+            hist: vec![0; n],
+        }
     }
 }
 

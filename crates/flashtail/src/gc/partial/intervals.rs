@@ -33,7 +33,13 @@ impl Intervals {
         self.last_arrival = Some(at);
         if let Some(iv) = iv {
             if iv > 0 {
-                self.pending.insert(at, Gap { prev: self.prev, cur: iv });
+                self.pending.insert(
+                    at,
+                    Gap {
+                        prev: self.prev,
+                        cur: iv,
+                    },
+                );
             } else {
                 self.zero_gap_requests += 1;
             }
@@ -59,9 +65,17 @@ mod tests {
         assert_eq!(iv.arrive(1500), Some(500));
         assert_eq!(iv.arrive(1500), Some(0));
         assert_eq!(iv.arrive(4000), Some(2500));
-        assert_eq!(iv.complete(1700, 700), None, "the first request has no interval");
+        assert_eq!(
+            iv.complete(1700, 700),
+            None,
+            "the first request has no interval"
+        );
         assert_eq!(iv.complete(1600, 100), Some(Gap { prev: 0, cur: 500 }));
-        assert_eq!(iv.complete(1650, 150), None, "the zero-gap follower invokes nothing");
+        assert_eq!(
+            iv.complete(1650, 150),
+            None,
+            "the zero-gap follower invokes nothing"
+        );
         // prev of the 4th is the zero interval of the 3rd.
         assert_eq!(iv.complete(4100, 100), Some(Gap { prev: 0, cur: 2500 }));
         assert_eq!(iv.zero_gap_requests, 1);

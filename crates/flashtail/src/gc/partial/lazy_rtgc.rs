@@ -16,7 +16,9 @@ pub struct LazyRtgc {
 
 impl LazyRtgc {
     pub fn new(params: Params) -> LazyRtgc {
-        LazyRtgc { run: TaskRunner::new(params) }
+        LazyRtgc {
+            run: TaskRunner::new(params),
+        }
     }
 }
 
@@ -39,7 +41,8 @@ impl GcPolicy for LazyRtgc {
         if op == Op::Write {
             self.run.run_intensive_all(ctx);
             if !self.run.intensive(plane) && ctx.free_blocks(plane) <= r.t_gc {
-                self.run.run_task(ctx, plane, r.copies, 1, GcMode::Exclusive);
+                self.run
+                    .run_task(ctx, plane, r.copies, 1, GcMode::Exclusive);
             }
         }
         self.run.guard(ctx, plane);

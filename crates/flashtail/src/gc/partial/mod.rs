@@ -45,11 +45,17 @@ pub fn build(name: &str, seed: u64) -> Result<Box<dyn GcPolicy>, String> {
         "rlgc-aggressive" => Box::new(rlgc::RlGc::new(p, true, seed)),
         "idle-ma" => {
             let n = p.ma_window;
-            Box::new(idle_predict::IdlePredictGc::new(p, idle_predict::Predictor::moving_average(n)))
+            Box::new(idle_predict::IdlePredictGc::new(
+                p,
+                idle_predict::Predictor::moving_average(n),
+            ))
         }
         "idle-es" => {
             let w = p.es_weight;
-            Box::new(idle_predict::IdlePredictGc::new(p, idle_predict::Predictor::smoothing(w)))
+            Box::new(idle_predict::IdlePredictGc::new(
+                p,
+                idle_predict::Predictor::smoothing(w),
+            ))
         }
         _ => return Err(format!("unknown partial-GC scheme '{base}'")),
     })

@@ -133,14 +133,25 @@ impl Params {
     /// Apply `k=v,k=v` overrides (`+` separates too, for lists that are themselves
     /// comma-separated, like `compare --schemes`); errors name the scheme and the bad key.
     pub fn apply(&mut self, scheme: &str, spec: &str) -> Result<(), String> {
-        for kv in spec.split([',', '+']).map(str::trim).filter(|s| !s.is_empty()) {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| format!("scheme '{scheme}': parameter '{kv}' must look like key=value"))?;
+        for kv in spec
+            .split([',', '+'])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            let (k, v) = kv.split_once('=').ok_or_else(|| {
+                format!("scheme '{scheme}': parameter '{kv}' must look like key=value")
+            })?;
             let (k, v) = (k.trim(), v.trim());
-            let bad = |what: &str| format!("scheme '{scheme}': parameter '{k}': expected {what}, got '{v}'");
+            let bad = |what: &str| {
+                format!("scheme '{scheme}': parameter '{k}': expected {what}, got '{v}'")
+            };
             let uint = || v.parse::<u32>().map_err(|_| bad("a non-negative integer"));
-            let frac = || v.parse::<f64>().ok().filter(|x| (0.0..=1.0).contains(x)).ok_or_else(|| bad("a number in [0, 1]"));
+            let frac = || {
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|x| (0.0..=1.0).contains(x))
+                    .ok_or_else(|| bad("a number in [0, 1]"))
+            };
             match k {
                 "t_gc" => self.t_gc = Some(uint()?),
                 "igc_on" => self.igc_on = uint()?,
@@ -154,7 +165,14 @@ impl Params {
                 "read_gc" => self.read_gc = v.parse::<bool>().map_err(|_| bad("true or false"))?,
                 "alpha" => self.alpha = frac()?,
                 "gamma" => self.gamma = frac()?,
-                "q_init" => self.q_init = Some(v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| bad("a number"))?),
+                "q_init" => {
+                    self.q_init = Some(
+                        v.parse::<f64>()
+                            .ok()
+                            .filter(|x| x.is_finite())
+                            .ok_or_else(|| bad("a number"))?,
+                    )
+                }
                 "policy" => {
                     self.proportional = match v {
                         "greedy" => false,
@@ -164,9 +182,17 @@ impl Params {
                 }
                 "eps_start" => self.eps_start = frac()?,
                 "eps_end" => self.eps_end = frac()?,
-                "explore_actions" => self.explore_actions = v.parse::<u64>().map_err(|_| bad("a non-negative integer"))?,
+                "explore_actions" => {
+                    self.explore_actions = v
+                        .parse::<u64>()
+                        .map_err(|_| bad("a non-negative integer"))?
+                }
                 "reward_window" => self.reward_window = uint()?.max(1),
-                "prev_split_us" => self.prev_split_us = v.parse::<u64>().map_err(|_| bad("a non-negative integer"))?,
+                "prev_split_us" => {
+                    self.prev_split_us = v
+                        .parse::<u64>()
+                        .map_err(|_| bad("a non-negative integer"))?
+                }
                 "ma_window" => self.ma_window = uint()?.max(1),
                 "es_weight" => self.es_weight = frac()?,
                 _ => {
@@ -183,8 +209,26 @@ impl Params {
 
 /// Every key `apply` accepts.
 pub const KEYS: &[&str] = &[
-    "t_gc", "igc_on", "t_igc", "igc_copies", "copies", "max_copies", "t_agc", "agc_cap", "agc_invalid_pct", "read_gc",
-    "alpha", "gamma", "q_init", "policy", "eps_start", "eps_end", "explore_actions", "reward_window", "prev_split_us", "ma_window",
+    "t_gc",
+    "igc_on",
+    "t_igc",
+    "igc_copies",
+    "copies",
+    "max_copies",
+    "t_agc",
+    "agc_cap",
+    "agc_invalid_pct",
+    "read_gc",
+    "alpha",
+    "gamma",
+    "q_init",
+    "policy",
+    "eps_start",
+    "eps_end",
+    "explore_actions",
+    "reward_window",
+    "prev_split_us",
+    "ma_window",
     "es_weight",
 ];
 
@@ -196,9 +240,19 @@ mod tests {
     #[test]
     fn overrides_parse_and_errors_name_the_key() {
         let mut p = Params::default();
-        p.apply("rlgc", "t_gc=20, max_copies=8,read_gc=true+alpha=0.5,policy=proportional").unwrap();
-        assert_eq!((p.t_gc, p.max_copies, p.read_gc, p.alpha, p.proportional), (Some(20), 8, true, 0.5, true));
-        assert!(p.apply("rlgc", "policy=softmax").unwrap_err().contains("'policy'"));
+        p.apply(
+            "rlgc",
+            "t_gc=20, max_copies=8,read_gc=true+alpha=0.5,policy=proportional",
+        )
+        .unwrap();
+        assert_eq!(
+            (p.t_gc, p.max_copies, p.read_gc, p.alpha, p.proportional),
+            (Some(20), 8, true, 0.5, true)
+        );
+        assert!(p
+            .apply("rlgc", "policy=softmax")
+            .unwrap_err()
+            .contains("'policy'"));
         let e = p.apply("rlgc", "max_copiez=3").unwrap_err();
         assert!(e.contains("'max_copiez'") && e.contains("rlgc"), "{e}");
         let e = p.apply("rlgc", "t_gc=ten").unwrap_err();

@@ -12,19 +12,42 @@ use rand_chacha::ChaCha8Rng;
 
 /// Lower edges (ns) of current-interval bins 1..=16: 100 µs × 10^(k/5), k = 0..=15.
 pub const CUR_EDGES_NS: [u64; 16] = [
-    100_000, 158_489, 251_189, 398_107, 630_957, 1_000_000, 1_584_893, 2_511_886, 3_981_072, 6_309_573, 10_000_000,
-    15_848_932, 25_118_864, 39_810_717, 63_095_734, 100_000_000,
+    100_000,
+    158_489,
+    251_189,
+    398_107,
+    630_957,
+    1_000_000,
+    1_584_893,
+    2_511_886,
+    3_981_072,
+    6_309_573,
+    10_000_000,
+    15_848_932,
+    25_118_864,
+    39_810_717,
+    63_095_734,
+    100_000_000,
 ];
 pub const CUR_BINS: usize = 17;
 pub const STATES: usize = 2 * CUR_BINS * 2;
 
 /// Current-interval bin: the number of edges at or below the interval.
 pub fn cur_bin(interval_ns: u64) -> usize {
-    CUR_EDGES_NS.iter().take_while(|&&e| e <= interval_ns).count()
+    CUR_EDGES_NS
+        .iter()
+        .take_while(|&&e| e <= interval_ns)
+        .count()
 }
 
 /// State index in 0..68.
-pub fn state(prev_interval_ns: u64, cur_interval_ns: u64, prev_action: u32, max_action: u32, prev_split_ns: u64) -> usize {
+pub fn state(
+    prev_interval_ns: u64,
+    cur_interval_ns: u64,
+    prev_action: u32,
+    max_action: u32,
+    prev_split_ns: u64,
+) -> usize {
     let p = usize::from(prev_interval_ns >= prev_split_ns);
     let a = usize::from(2 * prev_action >= max_action.max(1));
     (p * CUR_BINS + cur_bin(cur_interval_ns)) * 2 + a
@@ -41,7 +64,12 @@ pub struct QTable {
 
 impl QTable {
     pub fn new(actions: usize, alpha: f64, gamma: f64, init: f64) -> QTable {
-        QTable { actions, q: vec![init; STATES * actions], alpha, gamma }
+        QTable {
+            actions,
+            q: vec![init; STATES * actions],
+            alpha,
+            gamma,
+        }
     }
 
     pub fn get(&self, s: usize, a: usize) -> f64 {
@@ -71,7 +99,13 @@ impl QTable {
         let best = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let ties = row.iter().filter(|&&v| v == best).count();
         let k = if ties > 1 { rng.gen_range(0..ties) } else { 0 };
-        let a = row.iter().enumerate().filter(|(_, &v)| v == best).nth(k).map(|(i, _)| i).unwrap_or(0);
+        let a = row
+            .iter()
+            .enumerate()
+            .filter(|(_, &v)| v == best)
+            .nth(k)
+            .map(|(i, _)| i)
+            .unwrap_or(0);
         (a, false)
     }
 

@@ -46,7 +46,9 @@ impl RewardTracker {
         }
         self.next = (self.next + 1) % self.window;
         self.pushes += 1;
-        if self.ring.len() < self.refresh_every || self.pushes.is_multiple_of(self.refresh_every as u64) {
+        if self.ring.len() < self.refresh_every
+            || self.pushes.is_multiple_of(self.refresh_every as u64)
+        {
             self.refresh();
         }
     }
@@ -54,7 +56,11 @@ impl RewardTracker {
     fn refresh(&mut self) {
         let mut s = self.ring.clone();
         s.sort_unstable();
-        self.thresholds = Some([nearest_rank(&s, 0.70), nearest_rank(&s, 0.90), nearest_rank(&s, 0.99)]);
+        self.thresholds = Some([
+            nearest_rank(&s, 0.70),
+            nearest_rank(&s, 0.90),
+            nearest_rank(&s, 0.99),
+        ]);
     }
 
     /// The reward of a response time under the current thresholds (0 before any sample).

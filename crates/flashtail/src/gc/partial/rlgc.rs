@@ -66,7 +66,14 @@ impl RlGc {
         }
         let actions = params.max_copies as usize + 1;
         RlGc {
-            q: QTable::new(actions, params.alpha, params.gamma, params.q_init.unwrap_or(1.0 / (1.0 - params.gamma).max(1e-3))),
+            q: QTable::new(
+                actions,
+                params.alpha,
+                params.gamma,
+                params
+                    .q_init
+                    .unwrap_or(1.0 / (1.0 - params.gamma).max(1e-3)),
+            ),
             reward: RewardTracker::new(params.reward_window),
             rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5a5a_0f0f_1234_9876),
             run: TaskRunner::new(params),
@@ -116,7 +123,14 @@ impl GcPolicy for RlGc {
         let reward = self.reward.reward(latency.0);
         self.reward.push(latency.0);
         // Planes in the trigger zone, each with whether it is only in the early zone.
-        let (t_gc, t_agc) = (r.t_gc, if self.aggressive { self.run.params.t_agc } else { 0 });
+        let (t_gc, t_agc) = (
+            r.t_gc,
+            if self.aggressive {
+                self.run.params.t_agc
+            } else {
+                0
+            },
+        );
         let zone: Vec<(PlaneId, bool)> = (0..ctx.num_planes())
             .map(PlaneId)
             .filter_map(|p| {
@@ -133,7 +147,13 @@ impl GcPolicy for RlGc {
         }
         if let Some(g) = gap.filter(|_| !zone.is_empty() && op_ok) {
             let p = &self.run.params;
-            let s = qtable::state(g.prev, g.cur, self.prev_action, p.max_copies, p.prev_split_us * 1000);
+            let s = qtable::state(
+                g.prev,
+                g.cur,
+                self.prev_action,
+                p.max_copies,
+                p.prev_split_us * 1000,
+            );
             let (a, explored) = if p.proportional {
                 self.q.choose_proportional(s, self.epsilon(), &mut self.rng)
             } else {
@@ -157,7 +177,13 @@ impl GcPolicy for RlGc {
                     // Intensive GC overrides the agent (its task already ran above).
                     self.overridden += 1;
                 } else if early {
-                    self.run.run_task(ctx, q, (a as u32).min(cap), r.agc_min_invalid, GcMode::Exclusive);
+                    self.run.run_task(
+                        ctx,
+                        q,
+                        (a as u32).min(cap),
+                        r.agc_min_invalid,
+                        GcMode::Exclusive,
+                    );
                 } else {
                     self.run.run_task(ctx, q, a as u32, 1, GcMode::Exclusive);
                 }

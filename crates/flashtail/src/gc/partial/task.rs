@@ -67,7 +67,13 @@ pub struct TaskRunner {
 
 impl TaskRunner {
     pub fn new(params: Params) -> TaskRunner {
-        TaskRunner { params, res: None, intensive: Vec::new(), stats: TaskStats::default(), mode_log: Vec::new() }
+        TaskRunner {
+            params,
+            res: None,
+            intensive: Vec::new(),
+            stats: TaskStats::default(),
+            mode_log: Vec::new(),
+        }
     }
 
     /// The resolved thresholds (resolving them on first use).
@@ -76,7 +82,9 @@ impl TaskRunner {
             self.res = Some(self.params.resolve(ctx.dev, ctx.soft_blocks));
             self.intensive = vec![false; ctx.num_planes() as usize];
         }
-        self.res.clone().unwrap_or_else(|| self.params.resolve(ctx.dev, ctx.soft_blocks))
+        self.res
+            .clone()
+            .unwrap_or_else(|| self.params.resolve(ctx.dev, ctx.soft_blocks))
     }
 
     pub fn intensive(&self, p: PlaneId) -> bool {
@@ -88,14 +96,23 @@ impl TaskRunner {
         let r = self.res(ctx);
         let free = ctx.free_blocks(p);
         let on = self.intensive[p.idx()];
-        let next = if on { free <= self.params.t_igc } else { free <= r.igc_on };
+        let next = if on {
+            free <= self.params.t_igc
+        } else {
+            free <= r.igc_on
+        };
         if next != on {
             self.intensive[p.idx()] = next;
             if next {
                 self.stats.intensive_entries += 1;
             }
             if self.mode_log.len() < MODE_LOG_CAP {
-                self.mode_log.push(ModeChange { time_ns: ctx.now.0, plane: p.0, free_blocks: free, intensive: next });
+                self.mode_log.push(ModeChange {
+                    time_ns: ctx.now.0,
+                    plane: p.0,
+                    free_blocks: free,
+                    intensive: next,
+                });
             }
         }
     }
@@ -105,7 +122,8 @@ impl TaskRunner {
     /// and look again (by timer) once it should be over, until the plane takes writes.
     pub fn guard(&mut self, ctx: &mut GcCtx, p: PlaneId) {
         let pb = &ctx.ftl.blocks.planes[p.idx()];
-        let blocked = pb.user_frontier.is_none() && pb.free.len() as u32 <= ctx.dev.ftl.gc_reserved_blocks;
+        let blocked =
+            pb.user_frontier.is_none() && pb.free.len() as u32 <= ctx.dev.ftl.gc_reserved_blocks;
         if blocked && !ctx.planes[p.idx()].active() {
             let r = self.res(ctx);
             match self.run_intensive(ctx, p) {
@@ -163,7 +181,14 @@ impl TaskRunner {
 
     /// One partial task of at most `copies` copies (or the erase) on the plane, taking a new
     /// victim only if it has at least `min_invalid` invalid pages.
-    pub fn run_task(&mut self, ctx: &mut GcCtx, p: PlaneId, copies: u32, min_invalid: u32, mode: GcMode) -> Task {
+    pub fn run_task(
+        &mut self,
+        ctx: &mut GcCtx,
+        p: PlaneId,
+        copies: u32,
+        min_invalid: u32,
+        mode: GcMode,
+    ) -> Task {
         if copies == 0 {
             return Task::Nothing;
         }
@@ -183,7 +208,9 @@ impl TaskRunner {
                 let first = ctx.ftl.geo.first_block(p).0;
                 for b in first..first + ctx.ftl.geo.blocks_per_plane {
                     let i = b as usize;
-                    if blocks.state[i] == BlockState::Sealed && ppb - blocks.valid[i] >= min_invalid.max(1) {
+                    if blocks.state[i] == BlockState::Sealed
+                        && ppb - blocks.valid[i] >= min_invalid.max(1)
+                    {
                         any = true;
                         if blocks.valid[i] == 0 {
                             empty = true;
@@ -199,12 +226,28 @@ impl TaskRunner {
         };
         if ready {
             self.stats.erase_tasks += 1;
-            ctx.grant(p, Grant { steps: 0, allow_erase: true, mode, min_invalid_pages: min_invalid });
+            ctx.grant(
+                p,
+                Grant {
+                    steps: 0,
+                    allow_erase: true,
+                    mode,
+                    min_invalid_pages: min_invalid,
+                },
+            );
             Task::Erase
         } else {
             self.stats.copy_tasks += 1;
             self.stats.copies_granted += copies as u64;
-            ctx.grant(p, Grant { steps: copies, allow_erase: false, mode, min_invalid_pages: min_invalid });
+            ctx.grant(
+                p,
+                Grant {
+                    steps: copies,
+                    allow_erase: false,
+                    mode,
+                    min_invalid_pages: min_invalid,
+                },
+            );
             Task::Copies(copies)
         }
     }
