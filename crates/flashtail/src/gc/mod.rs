@@ -7,6 +7,7 @@
 //! The engine turns a grant into flash work: one valid-page move or the erase at a time.
 //! Schemes are assembled by name in `schemes.rs`.
 
+pub mod partial;
 pub mod policy;
 pub mod rotating;
 pub mod schemes;

@@ -34,6 +34,9 @@ pub fn scheme_names() -> Vec<(&'static str, &'static str)> {
         ("ttflash-rgc", "ttFlash +rotating GC: gtr + at most one GC'ing plane per plane group (dynamic when urgent)"),
         ("ttflash", "ttFlash (FAST'17): rgc + GC-tolerant flush (capacitor-backed stripe buffer, 64 MiB unless buffer.capacity_pages)"),
     ]
+    .into_iter()
+    .chain(super::partial::SCHEMES.iter().copied())
+    .collect()
 }
 
 /// Build a scheme by name; `victim` overrides its victim policy (default greedy).
@@ -48,6 +51,7 @@ pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Schem
         "ttflash-pbl" => (blocking(), true, false, false, false),
         "ttflash-gtr" => (blocking(), true, false, true, true),
         "ttflash-rgc" | "ttflash" => (Box::new(RotatingGc::new(true)), true, false, true, true),
+        n if super::partial::handles(n) => (super::partial::build(n, seed)?, false, false, false, false),
         _ => {
             let known: Vec<&str> = scheme_names().iter().map(|(n, _)| *n).collect();
             return Err(format!("unknown scheme '{name}' (known: {})", known.join(", ")));

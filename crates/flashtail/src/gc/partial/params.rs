@@ -1,0 +1,280 @@
+//! Thresholds and knobs of the partial-GC schemes, with the RL-GC paper's defaults
+//! (Kang, Shin, Yoo, ACM TECS 2017, Table 4 and §5), and their `key=value` overrides taken
+//! from the scheme name (`rlgc:t_gc=20,max_copies=8`).
+//!
+//! Some defaults depend on the device (the GC trigger follows the device's soft threshold,
+//! the intensive task size follows its timings); they stay `None` here and are resolved by
+//! [`Params::resolve`] once the policy first sees the device. This module does no GC itself.
+
+use crate::config::DeviceConfig;
+
+/// Every knob of `lazy-rtgc`, `rlgc`, `rlgc-aggressive`, `idle-ma` and `idle-es`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Params {
+    /// T_GC: partial GC runs while a plane has `free <= t_gc` blocks. Default: the device's
+    /// soft threshold minus one (the RL-GC presets encode T_GC = 10 that way).
+    pub t_gc: Option<u32>,
+    /// Intensive GC starts at `free <= igc_on` (the paper: one free block left). It also
+    /// starts when free blocks reach the device's host-write reserve, since host writes
+    /// block there.
+    pub igc_on: u32,
+    /// T_IGC: intensive GC stops once `free > t_igc`.
+    pub t_igc: u32,
+    /// Copies per intensive task (paper: 5 or 7). Default floor(tBERS / (tR + tPROG)) + 1:
+    /// 7 on the 128 Gb device, 5 on the 512 Gb one.
+    pub igc_copies: Option<u32>,
+    /// Copies per normal Lazy-RTGC task (RL-GC's variant: 1-2). 0 = Lazy-RTGC's own
+    /// α = floor(tBERS / (tR + tPROG)).
+    pub copies: u32,
+    /// Largest RL action (actions are 0..=max_copies copies; any non-zero action becomes the
+    /// erase when the victim has no valid page left).
+    pub max_copies: u32,
+    /// T_AGC: the aggressive variant also runs GC at `t_gc < free <= t_agc` ...
+    pub t_agc: u32,
+    /// ... with at most this many copies per action ...
+    pub agc_cap: u32,
+    /// ... and only on victims with more than this share (%) of their pages invalid.
+    pub agc_invalid_pct: u32,
+    /// Read-initiated triggering (aggressive variant): GC after reads too.
+    pub read_gc: bool,
+    /// Q-learning step size α.
+    pub alpha: f64,
+    /// Discount γ.
+    pub gamma: f64,
+    /// Initial Q-value of every (state, action). The paper does not give one. Default
+    /// `None` = 1/(1−γ), the largest return the reward allows (optimistic initialisation):
+    /// with 0 and mostly positive rewards, the greedy policy sticks to whichever action it
+    /// tried first in a state, since untried actions keep looking worse than any tried one.
+    pub q_init: Option<f64>,
+    /// Exploitation rule: false = greedy (argmax Q, as the spec's ε-greedy), true = the
+    /// paper's footnote-2 stochastic policy (action drawn with probability ∝ Q, negative
+    /// values counted as 0). ε-exploration applies either way.
+    pub proportional: bool,
+    /// ε during the first `explore_actions` agent decisions ...
+    pub eps_start: f64,
+    /// ... and after them.
+    pub eps_end: f64,
+    pub explore_actions: u64,
+    /// Recent response times the reward thresholds (p70/p90/p99) are taken from.
+    pub reward_window: u32,
+    /// Split (µs) of the previous-interval state bin.
+    pub prev_split_us: u64,
+    /// idle-ma: intervals averaged.
+    pub ma_window: u32,
+    /// idle-es: smoothing weight of the newest interval.
+    pub es_weight: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            t_gc: None,
+            igc_on: 1,
+            t_igc: 3,
+            igc_copies: None,
+            copies: 2,
+            max_copies: 10,
+            t_agc: 100,
+            agc_cap: 2,
+            agc_invalid_pct: 60,
+            read_gc: false,
+            alpha: 0.3,
+            gamma: 0.8,
+            q_init: None,
+            proportional: false,
+            eps_start: 0.8,
+            eps_end: 0.01,
+            explore_actions: 1000,
+            reward_window: 1000,
+            prev_split_us: 100,
+            ma_window: 10,
+            es_weight: 0.5,
+        }
+    }
+}
+
+/// Device-dependent values, fixed once the device is known.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Resolved {
+    pub t_gc: u32,
+    /// Effective intensive-on threshold: max(igc_on, host-write reserve).
+    pub igc_on: u32,
+    pub igc_copies: u32,
+    pub copies: u32,
+    /// Victims taken in the early (T_GC < free <= T_AGC) zone need at least this many
+    /// invalid pages: more than `agc_invalid_pct`% of the block.
+    pub agc_min_invalid: u32,
+    /// Estimated time of one valid-page move through the controller, ns (sizes the idle
+    /// predictors' tasks).
+    pub copy_ns: u64,
+}
+
+/// Lazy-RTGC's α = floor(tBERS / (tR + tPROG)): the copies that fit in one erase time.
+pub fn lazy_alpha(dev: &DeviceConfig) -> u32 {
+    let t = &dev.timing;
+    (t.erase_ns / (t.read(0).0 + t.program(0).0)).max(1) as u32
+}
+
+impl Params {
+    pub fn resolve(&self, dev: &DeviceConfig, soft_blocks: u32) -> Resolved {
+        let t = &dev.timing;
+        let alpha = lazy_alpha(dev);
+        let ppb = dev.geometry.pages_per_block;
+        Resolved {
+            t_gc: self.t_gc.unwrap_or(soft_blocks.saturating_sub(1)),
+            igc_on: self.igc_on.max(dev.ftl.gc_reserved_blocks),
+            igc_copies: self.igc_copies.unwrap_or(alpha + 1),
+            copies: if self.copies == 0 { alpha } else { self.copies },
+            agc_min_invalid: (ppb as u64 * self.agc_invalid_pct as u64 / 100) as u32 + 1,
+            copy_ns: t.read(0).0 + t.program(0).0 + 2 * t.transfer(dev.geometry.page_size as u64).0,
+        }
+    }
+
+    /// Apply `k=v,k=v` overrides (`+` separates too, for lists that are themselves
+    /// comma-separated, like `compare --schemes`); errors name the scheme and the bad key.
+    pub fn apply(&mut self, scheme: &str, spec: &str) -> Result<(), String> {
+        for kv in spec
+            .split([',', '+'])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            let (k, v) = kv.split_once('=').ok_or_else(|| {
+                format!("scheme '{scheme}': parameter '{kv}' must look like key=value")
+            })?;
+            let (k, v) = (k.trim(), v.trim());
+            let bad = |what: &str| {
+                format!("scheme '{scheme}': parameter '{k}': expected {what}, got '{v}'")
+            };
+            let uint = || v.parse::<u32>().map_err(|_| bad("a non-negative integer"));
+            let frac = || {
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|x| (0.0..=1.0).contains(x))
+                    .ok_or_else(|| bad("a number in [0, 1]"))
+            };
+            match k {
+                "t_gc" => self.t_gc = Some(uint()?),
+                "igc_on" => self.igc_on = uint()?,
+                "t_igc" => self.t_igc = uint()?,
+                "igc_copies" => self.igc_copies = Some(uint()?.max(1)),
+                "copies" => self.copies = if v == "alpha" { 0 } else { uint()?.max(1) },
+                "max_copies" => self.max_copies = uint()?.max(1),
+                "t_agc" => self.t_agc = uint()?,
+                "agc_cap" => self.agc_cap = uint()?,
+                "agc_invalid_pct" => self.agc_invalid_pct = uint()?.min(99),
+                "read_gc" => self.read_gc = v.parse::<bool>().map_err(|_| bad("true or false"))?,
+                "alpha" => self.alpha = frac()?,
+                "gamma" => self.gamma = frac()?,
+                "q_init" => {
+                    self.q_init = Some(
+                        v.parse::<f64>()
+                            .ok()
+                            .filter(|x| x.is_finite())
+                            .ok_or_else(|| bad("a number"))?,
+                    )
+                }
+                "policy" => {
+                    self.proportional = match v {
+                        "greedy" => false,
+                        "proportional" => true,
+                        _ => return Err(bad("greedy or proportional")),
+                    }
+                }
+                "eps_start" => self.eps_start = frac()?,
+                "eps_end" => self.eps_end = frac()?,
+                "explore_actions" => {
+                    self.explore_actions = v
+                        .parse::<u64>()
+                        .map_err(|_| bad("a non-negative integer"))?
+                }
+                "reward_window" => self.reward_window = uint()?.max(1),
+                "prev_split_us" => {
+                    self.prev_split_us = v
+                        .parse::<u64>()
+                        .map_err(|_| bad("a non-negative integer"))?
+                }
+                "ma_window" => self.ma_window = uint()?.max(1),
+                "es_weight" => self.es_weight = frac()?,
+                _ => {
+                    return Err(format!(
+                        "scheme '{scheme}': unknown parameter '{k}' (known: {})",
+                        KEYS.join(", ")
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every key `apply` accepts.
+pub const KEYS: &[&str] = &[
+    "t_gc",
+    "igc_on",
+    "t_igc",
+    "igc_copies",
+    "copies",
+    "max_copies",
+    "t_agc",
+    "agc_cap",
+    "agc_invalid_pct",
+    "read_gc",
+    "alpha",
+    "gamma",
+    "q_init",
+    "policy",
+    "eps_start",
+    "eps_end",
+    "explore_actions",
+    "reward_window",
+    "prev_split_us",
+    "ma_window",
+    "es_weight",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::presets;
+
+    #[test]
+    fn overrides_parse_and_errors_name_the_key() {
+        let mut p = Params::default();
+        p.apply(
+            "rlgc",
+            "t_gc=20, max_copies=8,read_gc=true+alpha=0.5,policy=proportional",
+        )
+        .unwrap();
+        assert_eq!(
+            (p.t_gc, p.max_copies, p.read_gc, p.alpha, p.proportional),
+            (Some(20), 8, true, 0.5, true)
+        );
+        assert!(p
+            .apply("rlgc", "policy=softmax")
+            .unwrap_err()
+            .contains("'policy'"));
+        let e = p.apply("rlgc", "max_copiez=3").unwrap_err();
+        assert!(e.contains("'max_copiez'") && e.contains("rlgc"), "{e}");
+        let e = p.apply("rlgc", "t_gc=ten").unwrap_err();
+        assert!(e.contains("'t_gc'") && e.contains("'ten'"), "{e}");
+        let e = p.apply("rlgc", "gamma=1.5").unwrap_err();
+        assert!(e.contains("'gamma'"), "{e}");
+        let e = p.apply("rlgc", "t_gc").unwrap_err();
+        assert!(e.contains("key=value"), "{e}");
+    }
+
+    #[test]
+    fn device_dependent_defaults_match_the_paper() {
+        let d128 = presets::load("rlgc-128gb").unwrap();
+        let d512 = presets::load("rlgc-512gb").unwrap();
+        // α = floor(4000 / 649) = 6 and floor(3500 / 760) = 4.
+        assert_eq!(lazy_alpha(&d128), 6);
+        assert_eq!(lazy_alpha(&d512), 4);
+        let r = Params::default().resolve(&d128, d128.soft_threshold_blocks());
+        assert_eq!((r.t_gc, r.igc_copies, r.copies, r.igc_on), (10, 7, 2, 2));
+        // > 60% of 384 pages invalid = at least 231.
+        assert_eq!(r.agc_min_invalid, 231);
+        let r = Params::default().resolve(&d512, d512.soft_threshold_blocks());
+        assert_eq!((r.t_gc, r.igc_copies, r.agc_min_invalid), (10, 5, 461));
+    }
+}
