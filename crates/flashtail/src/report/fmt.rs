@@ -45,6 +45,25 @@ pub fn ratio_str(r: Option<f64>) -> String {
     }
 }
 
+/// A duration in ns as seconds for a caption: whole seconds with thousands separators
+/// from 100 s up (`1,964 s`), else 3 significant digits (`12.3 s`, `0.0456 s`).
+pub fn seconds(ns: u64) -> String {
+    let s = ns as f64 / 1e9;
+    if s < 99.95 {
+        return format!("{} s", sig3(s));
+    }
+    let digits = format!("{:.0}", s);
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out.push_str(" s");
+    out
+}
+
 /// A share in `[0, 1]` as a percentage with one decimal.
 pub fn pct(share: f64) -> String {
     if share.is_finite() {
@@ -107,6 +126,12 @@ mod tests {
         assert_eq!(ratio_str(Some(1234.4)), "1234×");
         assert_eq!(ratio_str(None), "n/a");
         assert_eq!(pct(0.1234), "12.3%");
+        assert_eq!(seconds(1_963_845_816_075), "1,964 s");
+        assert_eq!(seconds(121_524_160_775), "122 s");
+        assert_eq!(seconds(12_345_000_000), "12.3 s");
+        assert_eq!(seconds(45_600_000), "0.0456 s");
+        assert_eq!(seconds(1_234_567_000_000_000), "1,234,567 s");
+        assert_eq!(seconds(0), "0 s");
     }
 
     #[test]
