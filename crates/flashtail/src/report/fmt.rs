@@ -36,9 +36,11 @@ pub fn sig3(v: f64) -> String {
     format!("{r:.decimals$}")
 }
 
-/// A slowdown ratio: `8.1×`, `138×` (no decimals from 1000× up), or `n/a`.
+/// A slowdown ratio: `8.1×`, `138×` (no decimals from 1000× up), `0.00021×` (3
+/// significant digits below 0.095×, which one decimal would show as `0.0×`), or `n/a`.
 pub fn ratio_str(r: Option<f64>) -> String {
     match r {
+        Some(r) if r.is_finite() && r > 0.0 && r < 0.095 => format!("{}×", sig3(r)),
         Some(r) if r.is_finite() && r >= 999.95 => format!("{r:.0}×"),
         Some(r) if r.is_finite() => format!("{r:.1}×"),
         _ => "n/a".into(),
@@ -125,6 +127,9 @@ mod tests {
         assert_eq!(ratio_str(Some(8.06)), "8.1×");
         assert_eq!(ratio_str(Some(1234.4)), "1234×");
         assert_eq!(ratio_str(None), "n/a");
+        assert_eq!(ratio_str(Some(0.000207)), "0.000207×");
+        assert_eq!(ratio_str(Some(0.5)), "0.5×");
+        assert_eq!(ratio_str(Some(0.0)), "0.0×");
         assert_eq!(pct(0.1234), "12.3%");
         assert_eq!(seconds(1_963_845_816_075), "1,964 s");
         assert_eq!(seconds(121_524_160_775), "122 s");

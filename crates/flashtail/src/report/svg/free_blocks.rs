@@ -4,15 +4,19 @@
 //! blocks summed over all planes. Each panel's y axis is fitted to its data: the totals of
 //! a real device move by a few percent of their value, and an axis from zero would draw
 //! every scheme as the same flat line. The time unit (µs, ms or s) follows the run length
-//! so tick labels stay short. GC thresholds are not drawn: reports do not carry them.
+//! so tick labels stay short. The main panel also draws the GC soft threshold (GC starts
+//! on a plane when its free blocks fall below it) when the runs' configurations carry a
+//! device; the axis is extended to include it, since closeness to it is the point.
 
 use super::{
-    draw_line, frame, line_styles, marker_points, note, render, scheme_entries, thin_timeline,
+    draw_line, frame, line_styles, marker_points_x, note, render, scheme_entries, thin_timeline,
     Swatch, FONT, FULL, LIGHT_GRID,
 };
 use crate::report::fmt::axis_num;
 use crate::stats::{FreeBlocksSample, RunReport};
+use crate::DeviceConfig;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Which free-space series a panel plots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,9 +61,14 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport], which: FreeSeries) -> Resul
             .unwrap_or(0);
         let (unit, div) = time_unit(t_max);
         let x_hi = (t_max as f64 / div).max(1e-9);
+        let thresholds = match which {
+            FreeSeries::MinPlane => soft_thresholds(reports),
+            FreeSeries::Total => Vec::new(),
+        };
         let values = reports
             .iter()
-            .flat_map(|r| r.free_blocks.iter().map(|s| which.value(s)));
+            .flat_map(|r| r.free_blocks.iter().map(|s| which.value(s)))
+            .chain(thresholds.iter().map(|&t| u64::from(t)));
         let (y_lo, y_hi) = fitted_range(values);
         // Only schemes that have data here get a legend entry; styles stay per scheme.
         let entries: Vec<_> = scheme_entries(reports)
@@ -92,9 +101,21 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport], which: FreeSeries) -> Resul
             })
             .label_style((FONT, 13))
             .draw()?;
+        let grey = RGBColor(110, 110, 110);
+        let label = TextStyle::from((FONT, 12).into_font())
+            .color(&grey)
+            .pos(Pos::new(HPos::Left, VPos::Top));
+        for t in &thresholds {
+            let y = f64::from(*t);
+            chart.draw_series(LineSeries::new([(0.0, y), (x_hi, y)], grey.stroke_width(1)))?;
+            chart.draw_series([Text::new(
+                format!("GC soft threshold: GC starts when free < {t}"),
+                // Below the line, a third of the way in: clear of the start-up ramp.
+                (x_hi * 0.33, y - (y_hi - y_lo) * 0.01),
+                label.clone(),
+            )])?;
+        }
         let mut any = false;
-        let span = (y_hi - y_lo).max(1e-9);
-        let to_unit = |(x, y): (f64, f64)| (x / x_hi, (y - y_lo) / span);
         for (i, (r, st)) in reports.iter().zip(&styles).enumerate() {
             if r.free_blocks.is_empty() {
                 continue;
@@ -106,7 +127,7 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport], which: FreeSeries) -> Resul
                 .map(|s| (s.time_ns as f64 / div, which.value(s) as f64))
                 .collect();
             let line = thin_timeline(&line, x_hi);
-            let marks = marker_points(&line, to_unit, (false, false), i, reports.len());
+            let marks = marker_points_x(&line, (0.0, x_hi), i, reports.len());
             draw_line(&mut chart, line, &marks, *st)?;
         }
         if !any {
@@ -114,6 +135,21 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport], which: FreeSeries) -> Resul
         }
         Ok(())
     })
+}
+
+/// The distinct GC soft thresholds (blocks per plane) of the runs whose configuration
+/// holds a readable device; empty when none does (then nothing is drawn).
+fn soft_thresholds(reports: &[RunReport]) -> Vec<u32> {
+    let mut t: Vec<u32> = reports
+        .iter()
+        .filter_map(|r| {
+            serde_json::from_value::<DeviceConfig>(r.config.get("device")?.clone()).ok()
+        })
+        .map(|d| d.soft_threshold_blocks())
+        .collect();
+    t.sort_unstable();
+    t.dedup();
+    t
 }
 
 /// Y range fitted to the values: their span plus 10% padding each side (at least one

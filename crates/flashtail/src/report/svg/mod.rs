@@ -23,7 +23,7 @@ pub(crate) use waits::waits_svg;
 
 use legend::{frame, scheme_entries, Swatch};
 use scale::{log_frac, log_ticks, nice_log_range};
-use style::{line_styles, marker_points, marker_shape, LineStyle};
+use style::{line_styles, marker_points, marker_points_x, marker_shape, LineStyle};
 use thin::{steps, thin, thin_timeline};
 
 use crate::stats::RunReport;

@@ -129,6 +129,42 @@ pub(crate) fn marker_points(
     out
 }
 
+/// Markers for a time series: `MARKERS_PER_LINE` points evenly spaced in x over
+/// `[x_lo, x_hi]`, shifted per scheme as in [`marker_points`], each at the series' value
+/// there (linear between samples). Spacing by path length, as for CDFs, would crowd every
+/// marker into the noisiest stretch of a timeline.
+pub(crate) fn marker_points_x(
+    line: &[(f64, f64)],
+    (x_lo, x_hi): (f64, f64),
+    index: usize,
+    of: usize,
+) -> Vec<(f64, f64)> {
+    let (Some(first), Some(last)) = (line.first(), line.last()) else {
+        return Vec::new();
+    };
+    let phase = (index as f64 + 0.5) / of.max(1) as f64;
+    let mut out = Vec::with_capacity(MARKERS_PER_LINE);
+    let mut seg = 0;
+    for k in 0..MARKERS_PER_LINE {
+        let x = x_lo + (x_hi - x_lo) * (k as f64 + phase) / MARKERS_PER_LINE as f64;
+        // Outside the series' own time span there is nothing to mark.
+        if x < first.0 || x > last.0 {
+            continue;
+        }
+        while seg + 1 < line.len() && line[seg + 1].0 < x {
+            seg += 1;
+        }
+        let (a, b) = (line[seg], line.get(seg + 1).copied().unwrap_or(line[seg]));
+        let t = if b.0 > a.0 {
+            ((x - a.0) / (b.0 - a.0)).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        out.push((x, a.1 + (b.1 - a.1) * t));
+    }
+    out
+}
+
 /// The outline of marker `m` in pixel offsets around its point. Every shape is a
 /// polygon (the circle an octagon, the cross a plus sign), so one element type draws
 /// them all, in figures and legends alike.
@@ -204,6 +240,10 @@ mod tests {
             1,
         );
         assert!((p[0].0 - 10f64.powf(2.0 * 0.5 / 7.0)).abs() < 1e-12);
+        // Timelines: evenly in x, value interpolated, nothing outside the series.
+        let tl = [(0.0, 10.0), (7.0, 24.0)];
+        let p = marker_points_x(&tl, (0.0, 14.0), 0, 1);
+        assert_eq!(p, vec![(1.0, 12.0), (3.0, 16.0), (5.0, 20.0), (7.0, 24.0)]);
         // Degenerate lines: nothing to spread along.
         assert_eq!(
             marker_points(&[(1.0, 1.0)], unit, (false, false), 0, 1).len(),
