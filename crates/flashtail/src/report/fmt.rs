@@ -36,11 +36,12 @@ pub fn sig3(v: f64) -> String {
     format!("{r:.decimals$}")
 }
 
-/// A slowdown ratio: `8.1×`, `138×` (no decimals from 1000× up), `0.00021×` (3
-/// significant digits below 0.095×, which one decimal would show as `0.0×`), or `n/a`.
+/// A slowdown ratio: `8.1×`, `138×` (no decimals from 1000× up), `<0.1×` for positive
+/// ratios that one decimal would show as `0.0×` (kept short for the terminal table), or
+/// `n/a`.
 pub fn ratio_str(r: Option<f64>) -> String {
     match r {
-        Some(r) if r.is_finite() && r > 0.0 && r < 0.095 => format!("{}×", sig3(r)),
+        Some(r) if r.is_finite() && r > 0.0 && r < 0.095 => "<0.1×".into(),
         Some(r) if r.is_finite() && r >= 999.95 => format!("{r:.0}×"),
         Some(r) if r.is_finite() => format!("{r:.1}×"),
         _ => "n/a".into(),
@@ -64,6 +65,16 @@ pub fn seconds(ns: u64) -> String {
     }
     out.push_str(" s");
     out
+}
+
+/// A ratio as a figure label: like [`ratio_str`], but small ratios keep 3 significant
+/// digits (`0.000207×`): a bar label has room, and its bar is otherwise unexplained.
+pub fn ratio_label(r: f64) -> String {
+    if r.is_finite() && r > 0.0 && r < 0.095 {
+        format!("{}×", sig3(r))
+    } else {
+        ratio_str(Some(r))
+    }
 }
 
 /// A share in `[0, 1]` as a percentage with one decimal.
@@ -127,7 +138,9 @@ mod tests {
         assert_eq!(ratio_str(Some(8.06)), "8.1×");
         assert_eq!(ratio_str(Some(1234.4)), "1234×");
         assert_eq!(ratio_str(None), "n/a");
-        assert_eq!(ratio_str(Some(0.000207)), "0.000207×");
+        assert_eq!(ratio_str(Some(0.000207)), "<0.1×");
+        assert_eq!(ratio_label(0.000207), "0.000207×");
+        assert_eq!(ratio_label(12.34), "12.3×");
         assert_eq!(ratio_str(Some(0.5)), "0.5×");
         assert_eq!(ratio_str(Some(0.0)), "0.0×");
         assert_eq!(pct(0.1234), "12.3%");

@@ -111,7 +111,7 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport], which: FreeSeries) -> Resul
             chart.draw_series([Text::new(
                 format!("GC soft threshold: GC starts when free < {t}"),
                 // Below the line, a third of the way in: clear of the start-up ramp.
-                (x_hi * 0.33, y - (y_hi - y_lo) * 0.01),
+                (x_hi * 0.33, y - (y_hi - y_lo) * 0.025),
                 label.clone(),
             )])?;
         }
@@ -206,6 +206,21 @@ mod tests {
         assert_eq!(fitted_range([7u64].into_iter()), (6.0, 8.0));
         assert_eq!(fitted_range([0u64].into_iter()), (0.0, 1.0));
         assert_eq!(fitted_range(std::iter::empty()), (0.0, 1.0));
+    }
+
+    #[test]
+    fn soft_threshold_comes_from_each_runs_device() {
+        let dev = crate::config::presets::load("dtrs-demo").expect("preset");
+        let with = |d: &DeviceConfig| RunReport {
+            config: serde_json::json!({ "device": d }),
+            ..Default::default()
+        };
+        // dtrs-demo: 512 blocks per plane × 0.3, rounded up.
+        let mut other = dev.clone();
+        other.ftl.gc_soft_threshold_blocks = Some(11);
+        let reports = [with(&dev), with(&dev), with(&other), RunReport::default()];
+        assert_eq!(soft_thresholds(&reports), vec![11, 154]);
+        assert!(soft_thresholds(&[RunReport::default()]).is_empty());
     }
 
     #[test]

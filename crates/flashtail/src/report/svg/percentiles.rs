@@ -12,7 +12,7 @@ use super::{
     frame, log_ticks, note, render, scheme_colors, scheme_entries, Swatch, FONT, FULL, LIGHT_GRID,
 };
 use crate::report::baseline::{baseline_index, ratio};
-use crate::report::fmt::{axis_num, ratio_str};
+use crate::report::fmt::{axis_num, ratio_label};
 use crate::stats::{LatencySummary, RunReport};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -131,7 +131,7 @@ pub(crate) fn percentiles_svg(reports: &[RunReport]) -> Result<String, String> {
             }))?;
             chart.draw_series(bars.iter().map(|&(g, v)| {
                 Text::new(
-                    ratio_str(Some(v)),
+                    ratio_label(v),
                     (x0(g) + width * 9 / 20, v * gap),
                     label_style.clone(),
                 )
