@@ -358,6 +358,199 @@ fn unwritable_directory_is_an_error_naming_the_path() {
     let _ = std::fs::remove_file(&file);
 }
 
+/// The inline SVG figure whose title starts with `title` (panics when absent: a missing figure is
+/// a test failure).
+fn figure<'a>(html: &'a str, title: &str) -> &'a str {
+    let at = html
+        .find(&format!("\n{title}"))
+        .unwrap_or_else(|| panic!("no figure titled {title}"));
+    let start = html[..at].rfind("<svg").unwrap_or(0);
+    let end = at + html[at..].find("</svg>").unwrap_or(0);
+    &html[start..end]
+}
+
+/// The text of every `<text>` element of an SVG fragment, trimmed.
+fn svg_texts(svg: &str) -> Vec<&str> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim()))
+        .collect()
+}
+
+/// `(fill, height)` of every `<rect>` of an SVG fragment.
+fn svg_rects(svg: &str) -> Vec<(String, f64)> {
+    let attr = |tag: &str, name: &str| -> Option<String> {
+        let v = tag.split(&format!(" {name}=\"")).nth(1)?;
+        Some(v.split('"').next()?.to_string())
+    };
+    svg.split("<rect")
+        .skip(1)
+        .filter_map(|t| {
+            let tag = t.split("/>").next()?;
+            Some((attr(tag, "fill")?, attr(tag, "height")?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Two runs whose notes differ in one key, with the notes of the first copied into the
+/// meta (as `flashtail compare` does).
+fn runs_with_notes() -> (CompareMeta, Vec<RunReport>) {
+    let mut a = fake_report("nogc", 1.0);
+    let mut b = fake_report("base", 10.0);
+    for (r, wrapped) in [(&mut a, "0"), (&mut b, "36316")] {
+        r.workload_notes = [
+            ("format", "msr"),
+            ("requests_wrapped_into_capacity", wrapped),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    }
+    let mut m = meta();
+    m.notes = vec![
+        ("requests_wrapped_into_capacity".into(), "0".into()),
+        ("seed".into(), "7".into()),
+    ];
+    (m, vec![a, b])
+}
+
+#[test]
+fn html_shows_results_first_and_notes_collapsed_with_per_run_values() {
+    let (m, reports) = runs_with_notes();
+    let html = flashtail::report::render_html(&m, &reports);
+    let pos = |needle: &str| {
+        html.find(needle)
+            .unwrap_or_else(|| panic!("{needle} missing"))
+    };
+    let notes = pos("<details class=\"notes\">");
+    // Above the collapsed notes: title, workload, device and the headline only.
+    assert!(pos("<p class=\"headline\">") < notes);
+    assert!(html.contains(
+        "<p class=\"headline\">2 runs. Read p99.99 from 2.00 ms (nogc) to 20.0 ms (base), \
+         worst = 10.0× nogc.</p>"
+    ));
+    assert!(!html[..notes].contains("format") && !html[..notes].contains("seed"));
+    // Results before provenance: table, then figures, then the runs table.
+    assert!(notes < pos("Latency and GC summary"));
+    assert!(pos("Latency and GC summary") < pos("<figure"));
+    assert!(pos("<figure") < pos("<h2>Runs</h2>"));
+    // Shared facts once; the differing fact per run, from each report, never as common.
+    assert!(html.contains("<dt>format</dt><dd>msr</dd>"));
+    assert!(html.contains("<dt>seed</dt><dd>7</dd>"));
+    assert!(!html.contains("<dt>requests_wrapped_into_capacity</dt>"));
+    assert!(html.contains(
+        "<tr><td>requests_wrapped_into_capacity</td><td class=\"n\">0</td>\
+         <td class=\"n\">36316</td></tr>"
+    ));
+    assert!(
+        html.contains("2 shared by every run; differ between runs: requests_wrapped_into_capacity")
+    );
+}
+
+#[test]
+fn percentile_bars_at_one_have_height_and_every_bar_a_label() {
+    let reports = [
+        fake_report("nogc", 1.0),
+        fake_report("same", 1.0),
+        fake_report("base", 10.0),
+    ];
+    let html = flashtail::report::render_html(&meta(), &reports);
+    let svg = figure(&html, "Tail percentiles relative to nogc");
+    // nogc is black: 6 bars (one per group) plus its legend swatch, all with height.
+    let black: Vec<f64> = svg_rects(svg)
+        .into_iter()
+        .filter(|(fill, _)| fill == "#000000")
+        .map(|(_, h)| h)
+        .collect();
+    assert_eq!(black.len(), 7, "{black:?}");
+    assert!(black.iter().all(|h| *h >= 14.0), "{black:?}");
+    // The axis floor is below 1×, and every bar carries its ratio.
+    let texts = svg_texts(svg);
+    assert!(texts.contains(&"0.5×"), "{texts:?}");
+    assert_eq!(texts.iter().filter(|t| **t == "1.0×").count(), 12);
+    assert_eq!(texts.iter().filter(|t| **t == "10.0×").count(), 6);
+}
+
+#[test]
+fn wait_figure_prints_each_runs_total_and_says_bars_are_shares() {
+    let mut reports = vec![fake_report("nogc", 1.0), fake_report("base", 10.0)];
+    reports[0].waits.wait_ns_by_cause = [("user_op".to_string(), 121_524_160_775u64)].into();
+    reports[1].waits.wait_ns_by_cause = [
+        ("user_op".to_string(), 63_845_816_075u64),
+        ("gc_copy".to_string(), 1_900_000_000_000),
+    ]
+    .into();
+    let html = flashtail::report::render_html(&meta(), &reports);
+    let svg = figure(&html, "Wait time by cause: bars are shares of each run");
+    let texts = svg_texts(svg);
+    assert!(texts.contains(&"total wait 122 s"), "{texts:?}");
+    assert!(texts.contains(&"total wait 1,964 s"), "{texts:?}");
+    assert!(html.contains("as shares of that run&#39;s total"));
+}
+
+#[test]
+fn free_block_panels_plot_min_plane_and_total_on_fitted_axes() {
+    let mut reports = vec![fake_report("nogc", 1.0), fake_report("base", 2.0)];
+    for (k, r) in reports.iter_mut().enumerate() {
+        r.free_blocks = (0..50u64)
+            .map(|i| FreeBlocksSample {
+                time_ns: i * 40_000_000,
+                total_free_blocks: 9404 + (i * 9 + k as u64 * 3) % 453,
+                min_plane_free_blocks: 145 + (i + k as u64) % 10,
+            })
+            .collect();
+    }
+    let html = flashtail::report::render_html(&meta(), &reports);
+    let min_plane = svg_texts(figure(
+        &html,
+        "Free blocks of the emptiest plane over time (min over planes)",
+    ))
+    .join("|");
+    // 145..154 padded by one block: ticks every 2 blocks from 144 to 154, not 0..10,000.
+    assert!(
+        min_plane.contains("|144|146|148|150|152|154|"),
+        "{min_plane}"
+    );
+    let total = svg_texts(figure(
+        &html,
+        "Free blocks summed over all planes over time",
+    ))
+    .join("|");
+    assert!(total.contains("|9400|9500|9600|9700|9800|"), "{total}");
+    assert!(
+        !total.contains("|10000|") && !total.contains("|2000|"),
+        "{total}"
+    );
+}
+
+#[test]
+fn later_lines_are_thinner_with_markers_and_the_legend_matches() {
+    let reports = [fake_report("nogc", 1.0), fake_report("twin", 1.0)];
+    let html = flashtail::report::render_html(&meta(), &reports);
+    let svg = figure(&html, "Latency CDF, reads");
+    let lines = |colour: &str, width: u32| {
+        svg.matches(&format!(
+            "stroke=\"{colour}\" stroke-width=\"{width}\" points="
+        ))
+        .count()
+    };
+    // Identical curves: nogc (first, black) 5 px under twin (second, blue) 3 px; each
+    // once in the legend and once in the plot.
+    assert_eq!(lines("#000000", 5), 2);
+    assert_eq!(lines("#0072B2", 3), 2);
+    // Markers: 7 along each line plus one in each legend swatch.
+    assert_eq!(
+        svg.matches("<polygon opacity=\"1\" fill=\"#000000\"")
+            .count(),
+        8
+    );
+    assert_eq!(
+        svg.matches("<polygon opacity=\"1\" fill=\"#0072B2\"")
+            .count(),
+        8
+    );
+}
+
 // ---- demo set for visual checks (not run in CI) ----
 
 /// Summary and tail-dense CDF of `samples` (sorted in place), as the simulator reports them.
@@ -509,4 +702,23 @@ fn edge_demo_to_tmp() {
     let dir = PathBuf::from("/tmp/flashtail-report-edge");
     write_outputs(&dir, &CompareMeta::default(), &reports).expect("write edge demo");
     write_outputs(&dir.join("empty"), &CompareMeta::default(), &[]).expect("write empty");
+}
+
+/// Re-renders an existing `summary.json` (path in `FLASHTAIL_SUMMARY`) into
+/// `report.html` next to it with the current code, for visual checks of real runs.
+#[test]
+#[ignore = "re-renders $FLASHTAIL_SUMMARY for visual inspection"]
+fn rerender_summary_json() {
+    let Ok(path) = std::env::var("FLASHTAIL_SUMMARY") else {
+        println!("FLASHTAIL_SUMMARY not set; nothing to re-render");
+        return;
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(&read(std::path::Path::new(&path))).expect("json");
+    let meta: CompareMeta = serde_json::from_value(v["meta"].clone()).expect("meta");
+    let reports: Vec<RunReport> = serde_json::from_value(v["reports"].clone()).expect("reports");
+    let html = flashtail::report::render_html(&meta, &reports);
+    let out = std::path::Path::new(&path).with_file_name("report.html");
+    std::fs::write(&out, html).expect("write html");
+    println!("wrote {}", out.display());
 }

@@ -36,12 +36,44 @@ pub fn sig3(v: f64) -> String {
     format!("{r:.decimals$}")
 }
 
-/// A slowdown ratio: `8.1×`, `138×` (no decimals from 1000× up), or `n/a`.
+/// A slowdown ratio: `8.1×`, `138×` (no decimals from 1000× up), `<0.1×` for positive
+/// ratios that one decimal would show as `0.0×` (kept short for the terminal table), or
+/// `n/a`.
 pub fn ratio_str(r: Option<f64>) -> String {
     match r {
+        Some(r) if r.is_finite() && r > 0.0 && r < 0.095 => "<0.1×".into(),
         Some(r) if r.is_finite() && r >= 999.95 => format!("{r:.0}×"),
         Some(r) if r.is_finite() => format!("{r:.1}×"),
         _ => "n/a".into(),
+    }
+}
+
+/// A duration in ns as seconds for a caption: whole seconds with thousands separators
+/// from 100 s up (`1,964 s`), else 3 significant digits (`12.3 s`, `0.0456 s`).
+pub fn seconds(ns: u64) -> String {
+    let s = ns as f64 / 1e9;
+    if s < 99.95 {
+        return format!("{} s", sig3(s));
+    }
+    let digits = format!("{:.0}", s);
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out.push_str(" s");
+    out
+}
+
+/// A ratio as a figure label: like [`ratio_str`], but small ratios keep 3 significant
+/// digits (`0.000207×`): a bar label has room, and its bar is otherwise unexplained.
+pub fn ratio_label(r: f64) -> String {
+    if r.is_finite() && r > 0.0 && r < 0.095 {
+        format!("{}×", sig3(r))
+    } else {
+        ratio_str(Some(r))
     }
 }
 
@@ -106,7 +138,18 @@ mod tests {
         assert_eq!(ratio_str(Some(8.06)), "8.1×");
         assert_eq!(ratio_str(Some(1234.4)), "1234×");
         assert_eq!(ratio_str(None), "n/a");
+        assert_eq!(ratio_str(Some(0.000207)), "<0.1×");
+        assert_eq!(ratio_label(0.000207), "0.000207×");
+        assert_eq!(ratio_label(12.34), "12.3×");
+        assert_eq!(ratio_str(Some(0.5)), "0.5×");
+        assert_eq!(ratio_str(Some(0.0)), "0.0×");
         assert_eq!(pct(0.1234), "12.3%");
+        assert_eq!(seconds(1_963_845_816_075), "1,964 s");
+        assert_eq!(seconds(121_524_160_775), "122 s");
+        assert_eq!(seconds(12_345_000_000), "12.3 s");
+        assert_eq!(seconds(45_600_000), "0.0456 s");
+        assert_eq!(seconds(1_234_567_000_000_000), "1,234,567 s");
+        assert_eq!(seconds(0), "0 s");
     }
 
     #[test]

@@ -1,8 +1,16 @@
 //! `report.html`: one self-contained page — inline CSS, inline SVG, no scripts, no network
 //! resources — so it can be mailed, archived or opened offline years later. Every piece of
 //! text that comes from inputs (scheme names, notes, configuration) is HTML-escaped.
+//!
+//! Layout: results first. The first screen holds the title, workload, device, a one-line
+//! headline, the results table and then the figures; provenance detail (replay notes,
+//! per-run cost, samples behind percentiles, configuration) sits below or in collapsed
+//! `<details>` blocks, because dozens of ingestion counters above the results pushed every
+//! number off the first screen.
 
-use super::fmt::sig3;
+use super::baseline::{baseline_index, ratio};
+use super::fmt::{ms3, ratio_str, sig3};
+use super::notes::sort_notes;
 use super::svg;
 use super::table::format_table;
 use super::CompareMeta;
@@ -30,6 +38,8 @@ body{font-family:sans-serif;margin:24px auto;max-width:1340px;color:#222;line-he
 h1{margin-bottom:4px} h2{margin-top:32px;border-bottom:1px solid #ccc}
 dl.prov{display:grid;grid-template-columns:max-content auto;gap:2px 16px}
 dl.prov dt{font-weight:bold} dl.prov dd{margin:0}
+details.notes{margin:8px 0} details.notes summary{cursor:pointer;color:#444}
+p.headline{font-size:15px;margin:6px 0}
 table{border-collapse:collapse;font-size:13px} td,th{border:1px solid #ccc;padding:3px 8px}
 td.n{text-align:right;font-variant-numeric:tabular-nums} th{background:#f3f3f3}
 pre{background:#f7f7f7;padding:10px;overflow-x:auto;font-size:13px}
@@ -54,22 +64,21 @@ pub fn render_html(meta: &CompareMeta, reports: &[RunReport]) -> String {
         escape_html(title)
     );
     let _ = writeln!(h, "<h1>{}</h1>", escape_html(title));
-    provenance(&mut h, meta, reports);
+    header(&mut h, meta, reports);
+    notes(&mut h, meta, reports);
     h.push_str("<h2>Latency and GC summary</h2>\n<pre>");
     h.push_str(&escape_html(&format_table(reports)));
     h.push_str("</pre>\n");
-    evidence(&mut h, reports);
     figures(&mut h, reports);
+    runs(&mut h, reports);
+    evidence(&mut h, reports);
     configuration(&mut h, meta, reports);
     h.push_str("</body>\n</html>\n");
     h
 }
 
-fn provenance(h: &mut String, meta: &CompareMeta, reports: &[RunReport]) {
-    h.push_str("<dl class=\"prov\">\n");
-    let mut row = |k: &str, v: &str| {
-        let _ = writeln!(h, "<dt>{}</dt><dd>{}</dd>", escape_html(k), escape_html(v));
-    };
+/// What was compared, and the result in one line: always visible.
+fn header(h: &mut String, meta: &CompareMeta, reports: &[RunReport]) {
     let given = |v: &str| {
         if v.is_empty() {
             "(not given)".to_string()
@@ -77,12 +86,104 @@ fn provenance(h: &mut String, meta: &CompareMeta, reports: &[RunReport]) {
             v.to_string()
         }
     };
-    row("workload", &given(&meta.workload));
-    row("device", &given(&meta.device));
-    for (k, v) in &meta.notes {
-        row(k, v);
+    h.push_str("<dl class=\"prov\">\n");
+    for (k, v) in [("workload", &meta.workload), ("device", &meta.device)] {
+        let _ = writeln!(h, "<dt>{k}</dt><dd>{}</dd>", escape_html(&given(v)));
     }
     h.push_str("</dl>\n");
+    let _ = writeln!(
+        h,
+        "<p class=\"headline\">{}</p>",
+        escape_html(&headline(reports))
+    );
+}
+
+/// One sentence: how many runs, the range of read p99.99 (against nogc when present),
+/// and any integrity violation, which would make every other number suspect.
+pub(crate) fn headline(reports: &[RunReport]) -> String {
+    let with_reads: Vec<&RunReport> = reports.iter().filter(|r| r.reads.count > 0).collect();
+    let mut s = format!(
+        "{} run{}",
+        reports.len(),
+        if reports.len() == 1 { "" } else { "s" }
+    );
+    if reports.is_empty() {
+        return s + ".";
+    }
+    let best = with_reads.iter().min_by_key(|r| r.reads.p99_99_ns);
+    let worst = with_reads.iter().max_by_key(|r| r.reads.p99_99_ns);
+    if let (Some(b), Some(w)) = (best, worst) {
+        s += &format!(
+            ". Read p99.99 from {} ms ({}) to {} ms ({})",
+            ms3(b.reads.p99_99_ns as f64),
+            b.scheme,
+            ms3(w.reads.p99_99_ns as f64),
+            w.scheme
+        );
+        if let Some(base) = baseline_index(reports) {
+            let r = ratio(
+                w.reads.p99_99_ns as f64,
+                reports[base].reads.p99_99_ns as f64,
+            );
+            s += &format!(", worst = {} nogc", ratio_str(r));
+        }
+    } else {
+        s += ". No reads completed";
+    }
+    let violations: u64 = reports.iter().map(|r| r.integrity.violations).sum();
+    if violations > 0 {
+        s += &format!(". INTEGRITY VIOLATIONS: {violations} stale reads (simulator bug)");
+    }
+    s + "."
+}
+
+/// Workload and replay notes, collapsed: facts every run shares, then a per-run table of
+/// facts that differ between runs, each value taken from its own report.
+fn notes(h: &mut String, meta: &CompareMeta, reports: &[RunReport]) {
+    let sorted = sort_notes(&meta.notes, reports);
+    if sorted.common.is_empty() && sorted.per_run.is_empty() {
+        return;
+    }
+    let differ = if sorted.per_run.is_empty() {
+        String::new()
+    } else {
+        let keys: Vec<&str> = sorted.per_run.iter().map(|(k, _)| k.as_str()).collect();
+        format!("; differ between runs: {}", keys.join(", "))
+    };
+    let _ = writeln!(
+        h,
+        "<details class=\"notes\"><summary>Workload and replay notes ({} shared by every run{})</summary>",
+        sorted.common.len(),
+        escape_html(&differ)
+    );
+    if !sorted.common.is_empty() {
+        h.push_str("<dl class=\"prov\">\n");
+        for (k, v) in &sorted.common {
+            let _ = writeln!(h, "<dt>{}</dt><dd>{}</dd>", escape_html(k), escape_html(v));
+        }
+        h.push_str("</dl>\n");
+    }
+    if !sorted.per_run.is_empty() {
+        h.push_str("<p>Differing between runs:</p>\n<table>\n<tr><th>note</th>");
+        for r in reports {
+            let _ = write!(h, "<th>{}</th>", escape_html(&r.scheme));
+        }
+        h.push_str("</tr>\n");
+        for (k, values) in &sorted.per_run {
+            let _ = write!(h, "<tr><td>{}</td>", escape_html(k));
+            for v in values {
+                let cell = v.as_deref().unwrap_or("—");
+                let _ = write!(h, "<td class=\"n\">{}</td>", escape_html(cell));
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</table>\n");
+    }
+    h.push_str("</details>\n");
+}
+
+/// Per-run provenance and cost: version, seed, integrity counters, host cost.
+fn runs(h: &mut String, reports: &[RunReport]) {
     if reports.is_empty() {
         h.push_str("<p>No runs to compare.</p>\n");
         return;
@@ -117,28 +218,17 @@ fn provenance(h: &mut String, meta: &CompareMeta, reports: &[RunReport]) {
         h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
-    // Ingestion facts can differ per run (e.g. wrapped requests); show each run's.
-    let noted: Vec<&RunReport> = reports
-        .iter()
-        .filter(|r| !r.workload_notes.is_empty())
-        .collect();
-    if !noted.is_empty() {
-        h.push_str("<details><summary>Workload notes per run</summary>\n<dl class=\"prov\">\n");
-        for r in noted {
+    // Each run's workload source, in case runs read different inputs.
+    let sources: Vec<&str> = reports.iter().map(|r| r.workload.as_str()).collect();
+    if sources.iter().any(|w| *w != sources[0]) {
+        h.push_str("<details><summary>Workload of each run</summary>\n<dl class=\"prov\">\n");
+        for r in reports {
             let _ = writeln!(
                 h,
                 "<dt>{}</dt><dd>{}</dd>",
                 escape_html(&r.scheme),
                 escape_html(&r.workload)
             );
-            for (k, v) in &r.workload_notes {
-                let _ = writeln!(
-                    h,
-                    "<dt>&nbsp;&nbsp;{}</dt><dd>{}</dd>",
-                    escape_html(k),
-                    escape_html(v)
-                );
-            }
         }
         h.push_str("</dl>\n</details>\n");
     }
@@ -210,19 +300,28 @@ fn figures(h: &mut String, reports: &[RunReport]) {
         (
             true,
             svg::percentiles_svg(reports),
-            "Tail percentiles divided by the reference run's (1× = as fast). Bars above 1× are \
-             slowdowns.",
+            "Tail percentiles divided by the reference run's (1× = as fast; the black line). \
+             Bars start at the axis floor so a 1.0× bar stays visible; each bar is labelled \
+             with its ratio. Bars above 1× are slowdowns.",
         ),
         (
             true,
             svg::waits_svg(reports),
-            "Each run's total wait time split by cause; above each bar, the share of requests \
-             that waited behind a GC operation at least once.",
+            "Each bar shows a run's wait time split by cause, as shares of that run's total \
+             (every bar is 100%). Above each bar: the run's total wait in seconds (summed over \
+             sub-requests), so runs that waited far longer stand out, and the share of \
+             requests that waited behind a GC operation at least once.",
         ),
         (
             true,
-            svg::free_blocks_svg(reports),
-            "Free blocks summed over all planes, over simulated time.",
+            svg::free_blocks_svg(reports, svg::FreeSeries::MinPlane),
+            "Free blocks of the emptiest plane over simulated time: GC triggers per plane, so \
+             this is the series that meets the GC thresholds. The y axis is fitted to the data.",
+        ),
+        (
+            true,
+            svg::free_blocks_svg(reports, svg::FreeSeries::Total),
+            "Free blocks summed over all planes, over simulated time (y axis fitted to the data).",
         ),
     ];
     for (full, fig, caption) in figs {

@@ -12,6 +12,7 @@ mod csv_out;
 mod error;
 mod fmt;
 mod html;
+mod notes;
 mod svg;
 mod table;
 

@@ -4,8 +4,8 @@
 //! starts at the right height.
 
 use super::{
-    frame, log_frac, log_ticks, nice_log_range, note, render, scheme_colors, scheme_entries, steps,
-    thin, Swatch, FONT, HALF, LIGHT_GRID,
+    draw_line, frame, line_styles, log_frac, log_ticks, marker_points, nice_log_range, note,
+    render, scheme_entries, steps, thin, Swatch, FONT, HALF, LIGHT_GRID,
 };
 use crate::report::csv_out::cdf_of;
 use crate::report::fmt::axis_num;
@@ -17,7 +17,7 @@ pub(crate) const NS_PER_MS: f64 = 1e6;
 
 /// `op` is `read`, `write` or `all`; `noun` names it in titles ("reads").
 pub(crate) fn cdf_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<String, String> {
-    let colors = scheme_colors(reports);
+    let styles = line_styles(reports);
     render(HALF, |root| {
         let (lo, hi) = latency_range(reports, op);
         // Only schemes that have data here get a legend entry; colours stay per scheme.
@@ -51,7 +51,7 @@ pub(crate) fn cdf_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<Str
             .label_style((FONT, 13))
             .draw()?;
         let mut any = false;
-        for (r, c) in reports.iter().zip(&colors) {
+        for (i, (r, st)) in reports.iter().zip(&styles).enumerate() {
             let pts = &cdf_of(r, op).points;
             if pts.is_empty() {
                 continue;
@@ -60,12 +60,14 @@ pub(crate) fn cdf_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<Str
             let line = pts
                 .iter()
                 .map(|&(ns, p)| ((ns as f64 / NS_PER_MS).max(lo), p.clamp(0.0, 1.0)));
-            let line = steps(thin(line, |(x, y)| (log_frac(x, lo, hi), y)).into_iter());
+            let unit = |(x, y): (f64, f64)| (log_frac(x, lo, hi), y);
+            let line = steps(thin(line, unit).into_iter());
             if let [only] = line.as_slice() {
                 // One point draws no line: mark it instead.
-                chart.draw_series([Circle::new(*only, 4, c.filled())])?;
+                draw_line(&mut chart, vec![], &[*only], *st)?;
             } else {
-                chart.draw_series(LineSeries::new(line, c.stroke_width(2)))?;
+                let marks = marker_points(&line, unit, (true, false), i, reports.len());
+                draw_line(&mut chart, line, &marks, *st)?;
             }
         }
         if !any {

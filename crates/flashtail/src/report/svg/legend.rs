@@ -1,7 +1,8 @@
 //! Figure frame: the title and a legend strip above the plot area (wrapping into rows
 //! when names do not fit), so a legend never covers data.
 
-use super::{scheme_colors, Area, FONT};
+use super::style::{line_styles, marker_shape, LineStyle};
+use super::{Area, FONT};
 use crate::stats::RunReport;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -14,21 +15,23 @@ pub(crate) enum Swatch {
     Box,
 }
 
-/// One legend entry per report, in the scheme colours.
-pub(crate) fn scheme_entries(reports: &[RunReport]) -> Vec<(String, RGBColor)> {
+/// One legend entry per report, in the scheme colours and line styles.
+pub(crate) fn scheme_entries(reports: &[RunReport]) -> Vec<(String, LineStyle)> {
     reports
         .iter()
         .map(|r| r.scheme.clone())
-        .zip(scheme_colors(reports))
+        .zip(line_styles(reports))
         .collect()
 }
 
 const LEGEND_ROW: i32 = 22;
 const LEGEND_LEFT: i32 = 70;
+/// Swatch width: long enough to show a line's width and its marker.
+const SWATCH: i32 = 28;
 
 /// Pixel width of one legend entry (swatch, gap, estimated label width, spacing).
 fn entry_width(name: &str) -> i32 {
-    24 + 8 * name.chars().count() as i32 + 24
+    SWATCH + 8 + 8 * name.chars().count() as i32 + 24
 }
 
 /// Gives the figure its title and a legend strip above the plot, and returns the plot
@@ -36,7 +39,7 @@ fn entry_width(name: &str) -> i32 {
 pub(crate) fn frame<'a>(
     root: &Area<'a>,
     title: &str,
-    entries: &[(String, RGBColor)],
+    entries: &[(String, LineStyle)],
     swatch: Swatch,
 ) -> Result<Area<'a>, Box<dyn Error>> {
     let body = root.titled(title, (FONT, 20))?;
@@ -44,31 +47,40 @@ pub(crate) fn frame<'a>(
     // Lay entries out left to right, wrapping to new rows when the strip is full.
     let mut placed = Vec::with_capacity(entries.len());
     let (mut x, mut row) = (LEGEND_LEFT, 0);
-    for (name, colour) in entries {
+    for (name, st) in entries {
         let w = entry_width(name);
         if x + w > width && x > LEGEND_LEFT {
             x = LEGEND_LEFT;
             row += 1;
         }
-        placed.push((x, row, name, colour));
+        placed.push((x, row, name, st));
         x += w;
     }
     let rows = if entries.is_empty() { 0 } else { row + 1 };
     let (strip, plot) = body.split_vertically(rows * LEGEND_ROW + 6);
     let style = TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-    for (x, row, name, colour) in placed {
+    for (x, row, name, st) in placed {
         let y = row * LEGEND_ROW + LEGEND_ROW / 2;
         match swatch {
-            Swatch::Line => strip.draw(&PathElement::new(
-                vec![(x, y), (x + 18, y)],
-                colour.stroke_width(3),
-            ))?,
+            // The same width and marker as the drawn line, so entries match what is seen.
+            Swatch::Line => {
+                strip.draw(&PathElement::new(
+                    vec![(x, y), (x + SWATCH, y)],
+                    st.color.stroke_width(st.width),
+                ))?;
+                if let Some(m) = st.marker {
+                    strip.draw(
+                        &(EmptyElement::at((x + SWATCH / 2, y))
+                            + Polygon::new(marker_shape(m), st.color.filled())),
+                    )?;
+                }
+            }
             Swatch::Box => strip.draw(&Rectangle::new(
                 [(x + 2, y - 7), (x + 16, y + 7)],
-                colour.filled(),
+                st.color.filled(),
             ))?,
         }
-        strip.draw_text(name, &style, (x + 24, y))?;
+        strip.draw_text(name, &style, (x + SWATCH + 8, y))?;
     }
     Ok(plot)
 }

@@ -10,18 +10,20 @@ mod free_blocks;
 mod legend;
 mod percentiles;
 mod scale;
+mod style;
 mod tail;
 mod thin;
 mod waits;
 
 pub(crate) use cdf::cdf_svg;
-pub(crate) use free_blocks::free_blocks_svg;
+pub(crate) use free_blocks::{free_blocks_svg, FreeSeries};
 pub(crate) use percentiles::percentiles_svg;
 pub(crate) use tail::tail_svg;
 pub(crate) use waits::waits_svg;
 
 use legend::{frame, scheme_entries, Swatch};
 use scale::{log_frac, log_ticks, nice_log_range};
+use style::{line_styles, marker_points, marker_points_x, marker_shape, LineStyle};
 use thin::{steps, thin, thin_timeline};
 
 use crate::stats::RunReport;
@@ -95,6 +97,28 @@ pub(crate) fn render(
         Ok(Err(e)) => Err(e.to_string()),
         Err(_) => Err("the plotting library panicked".into()),
     }
+}
+
+/// Draws one scheme's `line` in its style `st`, then its `markers` on top.
+pub(crate) fn draw_line<'a, X, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+    line: Vec<(f64, f64)>,
+    markers: &[(f64, f64)],
+    st: LineStyle,
+) -> DrawResult
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    chart.draw_series(LineSeries::new(line, st.color.stroke_width(st.width)))?;
+    if let Some(m) = st.marker {
+        chart.draw_series(
+            markers
+                .iter()
+                .map(|&p| EmptyElement::at(p) + Polygon::new(marker_shape(m), st.color.filled())),
+        )?;
+    }
+    Ok(())
 }
 
 /// A centred grey note inside an empty chart area ("no write requests", ...).

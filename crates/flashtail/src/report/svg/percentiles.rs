@@ -1,14 +1,18 @@
 //! Figure 3: p99, p99.9 and p99.99 of reads and of writes, each divided by the same
 //! statistic of the reference run, as grouped bars (one bar per scheme in each group).
 //! The reference is `nogc`; without one it is the first run, and the caption says so.
-//! Bars grow from 1× on a log axis, so a 100× slowdown and a 0.5× speed-up are both
-//! readable in one chart; a missing ratio (reference value 0) draws no bar.
+//! The axis is logarithmic, so a 100× slowdown and a 0.5× speed-up are both readable in
+//! one chart. Bars grow from the axis floor, which is always at most 0.5×, not from 1×:
+//! a bar at exactly 1× (the reference itself, or a scheme as fast as it) must have a
+//! visible height, or it looks missing. The 1× line marks "as fast as the reference", and
+//! every bar carries its value (written upright while bars are wide enough, rotated
+//! otherwise). A missing ratio (reference value 0) draws no bar.
 
 use super::{
     frame, log_ticks, note, render, scheme_colors, scheme_entries, Swatch, FONT, FULL, LIGHT_GRID,
 };
 use crate::report::baseline::{baseline_index, ratio};
-use crate::report::fmt::{axis_num, ratio_str};
+use crate::report::fmt::{axis_num, ratio_label};
 use crate::stats::{LatencySummary, RunReport};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -29,8 +33,19 @@ const GROUPS: [(&str, Pick, Stat); 6] = [
 /// bars are placed on an integer axis fine enough for sub-pixel placement.
 const SLOT: i32 = 10_000;
 
-/// Bars are labelled with their value only while labels still fit side by side.
-const MAX_LABELLED_SCHEMES: usize = 6;
+/// Up to this many schemes, value labels fit upright side by side above their bars;
+/// beyond it they are rotated to read upwards.
+const MAX_UPRIGHT_LABELS: usize = 6;
+
+/// Axis bounds for ratios `values`: a 1-2-5 floor at most 0.5× and below the smallest
+/// ratio, and a ceiling leaving room for the labels above the tallest bar.
+pub(crate) fn ratio_range(values: &[f64], rotated: bool) -> (f64, f64) {
+    let min = values.iter().copied().fold(1.0f64, f64::min);
+    let max = values.iter().copied().fold(1.0f64, f64::max);
+    let (lo, _) = super::nice_log_range([min / 1.5, 0.5].into_iter(), (0.5, 1.0));
+    let head = if rotated { 4.0 } else { 2.0 };
+    (lo.min(0.5), (max * head).max(2.0))
+}
 
 pub(crate) fn percentiles_svg(reports: &[RunReport]) -> Result<String, String> {
     let colors = scheme_colors(reports);
@@ -55,10 +70,8 @@ pub(crate) fn percentiles_svg(reports: &[RunReport]) -> Result<String, String> {
         .collect();
     render(FULL, |root| {
         let all: Vec<f64> = ratios.iter().flatten().flatten().copied().collect();
-        let min = all.iter().copied().fold(1.0f64, f64::min);
-        let max = all.iter().copied().fold(1.0f64, f64::max);
-        // Headroom above the tallest bar for its label; at least 0.5×..2× around 1×.
-        let (lo, hi) = ((min / 1.5).min(0.5), (max * 2.0).max(2.0));
+        let rotated = reports.len() > MAX_UPRIGHT_LABELS;
+        let (lo, hi) = ratio_range(&all, rotated);
         let n = GROUPS.len() as i32 * SLOT;
         let plot = frame(root, &caption, &scheme_entries(reports), Swatch::Box)?;
         let mut chart = ChartBuilder::on(&plot)
@@ -97,8 +110,15 @@ pub(crate) fn percentiles_svg(reports: &[RunReport]) -> Result<String, String> {
         ))?;
         // Each group's slot: 10% margins, then equal bar widths with a 10% gap each.
         let width = SLOT * 8 / 10 / reports.len() as i32;
-        let label_style =
-            TextStyle::from((FONT, 12).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
+        let label_style = if rotated {
+            // Rotated 270°: the text starts just above the bar and reads upwards.
+            TextStyle::from((FONT, 12).into_font().transform(FontTransform::Rotate270))
+                .pos(Pos::new(HPos::Left, VPos::Center))
+        } else {
+            TextStyle::from((FONT, 12).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom))
+        };
+        // A little air between a bar's top and its label (a factor: the axis is log).
+        let gap = (hi / lo).powf(0.01);
         for (s, c) in colors.iter().enumerate() {
             let bars: Vec<_> = ratios
                 .iter()
@@ -107,18 +127,31 @@ pub(crate) fn percentiles_svg(reports: &[RunReport]) -> Result<String, String> {
                 .collect();
             let x0 = |g: usize| g as i32 * SLOT + SLOT / 10 + s as i32 * width;
             chart.draw_series(bars.iter().map(|&(g, v)| {
-                Rectangle::new([(x0(g), 1.0), (x0(g) + width * 9 / 10, v)], c.filled())
+                Rectangle::new([(x0(g), lo), (x0(g) + width * 9 / 10, v)], c.filled())
             }))?;
-            if reports.len() <= MAX_LABELLED_SCHEMES {
-                chart.draw_series(bars.iter().map(|&(g, v)| {
-                    Text::new(
-                        ratio_str(Some(v)),
-                        (x0(g) + width * 9 / 20, v.max(1.0)),
-                        label_style.clone(),
-                    )
-                }))?;
-            }
+            chart.draw_series(bars.iter().map(|&(g, v)| {
+                Text::new(
+                    ratio_label(v),
+                    (x0(g) + width * 9 / 20, v * gap),
+                    label_style.clone(),
+                )
+            }))?;
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floor_is_below_one_and_below_every_ratio() {
+        assert_eq!(ratio_range(&[1.0, 1.0], false), (0.5, 2.0));
+        assert_eq!(ratio_range(&[1.0, 30.0], false), (0.5, 60.0));
+        assert_eq!(ratio_range(&[1.0, 30.0], true), (0.5, 120.0));
+        // 0.01× / 1.5 = 0.0067 → floor on the 1-2-5 step below it.
+        assert_eq!(ratio_range(&[0.01, 1.0], false), (0.005, 2.0));
+        assert_eq!(ratio_range(&[], false), (0.5, 2.0));
+    }
 }

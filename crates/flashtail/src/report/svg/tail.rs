@@ -6,8 +6,8 @@
 
 use super::cdf::{latency_range, NS_PER_MS};
 use super::{
-    frame, log_frac, log_ticks, note, render, scheme_colors, scheme_entries, steps, thin, Swatch,
-    FONT, HALF, LIGHT_GRID,
+    draw_line, frame, line_styles, log_frac, log_ticks, marker_points, note, render,
+    scheme_entries, steps, thin, Swatch, FONT, HALF, LIGHT_GRID,
 };
 use crate::report::csv_out::cdf_of;
 use crate::report::fmt::{axis_num, pow10_label};
@@ -15,7 +15,7 @@ use crate::stats::RunReport;
 use plotters::prelude::*;
 
 pub(crate) fn tail_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<String, String> {
-    let colors = scheme_colors(reports);
+    let styles = line_styles(reports);
     render(HALF, |root| {
         let (lo, hi) = latency_range(reports, op);
         let floor = prob_floor(reports, op);
@@ -53,7 +53,7 @@ pub(crate) fn tail_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<St
             .label_style((FONT, 13))
             .draw()?;
         let mut any = false;
-        for (r, c) in reports.iter().zip(&colors) {
+        for (i, (r, st)) in reports.iter().zip(&styles).enumerate() {
             let pts = &cdf_of(r, op).points;
             if pts.is_empty() {
                 continue;
@@ -62,13 +62,14 @@ pub(crate) fn tail_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<St
             let line = pts
                 .iter()
                 .map(|&(ns, p)| ((ns as f64 / NS_PER_MS).max(lo), (1.0 - p).clamp(floor, 1.0)));
-            let unit = |(x, y)| (log_frac(x, lo, hi), log_frac(y, floor, 1.0));
+            let unit = |(x, y): (f64, f64)| (log_frac(x, lo, hi), log_frac(y, floor, 1.0));
             let line = steps(thin(line, unit).into_iter());
             if let [only] = line.as_slice() {
                 // One point draws no line: mark it instead.
-                chart.draw_series([Circle::new(*only, 4, c.filled())])?;
+                draw_line(&mut chart, vec![], &[*only], *st)?;
             } else {
-                chart.draw_series(LineSeries::new(line, c.stroke_width(2)))?;
+                let marks = marker_points(&line, unit, (true, true), i, reports.len());
+                draw_line(&mut chart, line, &marks, *st)?;
             }
         }
         if !any {

@@ -1,10 +1,11 @@
 //! Figure 5: where waiting time went. One stacked bar per scheme: each cause's share of
-//! the run's total wait (`wait_ns_by_cause`), with the share of requests that waited on GC
-//! at all printed above the bar. Shares, not absolute ns, so runs of different length
-//! compare; the absolute totals are in `summary.json`.
+//! the run's total wait (`wait_ns_by_cause`). Shares, so the mix of causes compares
+//! across runs; but shares alone hide that one run may wait 16× longer than another, so
+//! each run's total wait (seconds, summed over sub-requests) is printed above its bar,
+//! with the share of requests that waited on GC at all.
 
-use super::{frame, note, render, Swatch, FONT, FULL, LIGHT_GRID};
-use crate::report::fmt::pct;
+use super::{frame, note, render, LineStyle, Swatch, FONT, FULL, LIGHT_GRID};
+use crate::report::fmt::{pct, seconds};
 use crate::stats::RunReport;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -21,6 +22,12 @@ const KNOWN: [(&str, RGBColor); 6] = [
 ];
 /// Horizontal coordinate units per scheme (integer axis: see `percentiles.rs`).
 const SLOT: i32 = 10_000;
+
+/// Top of the y axis (percent): the room above 100% holds two lines of text per bar.
+const TOP: f64 = 118.0;
+/// Baselines (percent) of the two lines above each bar: total wait, then GC share.
+const TOTAL_AT: f64 = 108.5;
+const GC_AT: f64 = 101.5;
 
 const EXTRA: [RGBColor; 3] = [
     RGBColor(120, 94, 240),
@@ -56,8 +63,12 @@ fn causes(reports: &[RunReport]) -> Vec<(String, RGBColor)> {
 pub(crate) fn waits_svg(reports: &[RunReport]) -> Result<String, String> {
     let causes = causes(reports);
     render(FULL, |root| {
-        let title = "Wait time by cause (share of each run's total wait)";
-        let plot = frame(root, title, &causes, Swatch::Box)?;
+        let title = "Wait time by cause: bars are shares of each run's total wait (total above)";
+        let entries: Vec<(String, LineStyle)> = causes
+            .iter()
+            .map(|(n, c)| (n.clone(), LineStyle::plain(*c)))
+            .collect();
+        let plot = frame(root, title, &entries, Swatch::Box)?;
         let n = reports.len().max(1) as i32 * SLOT;
         let mut chart = ChartBuilder::on(&plot)
             .margin(12)
@@ -69,7 +80,7 @@ pub(crate) fn waits_svg(reports: &[RunReport]) -> Result<String, String> {
                         .map(|i| i * SLOT + SLOT / 2)
                         .collect(),
                 ),
-                0f64..112f64,
+                0f64..TOP,
             )?;
         chart
             .configure_mesh()
@@ -96,6 +107,8 @@ pub(crate) fn waits_svg(reports: &[RunReport]) -> Result<String, String> {
         }
         let above =
             TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
+        let bold = TextStyle::from((FONT, 13).into_font().style(FontStyle::Bold))
+            .pos(Pos::new(HPos::Center, VPos::Bottom));
         let centre =
             TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Center, VPos::Center));
         // Long captions only while bars are wide enough to hold them.
@@ -125,12 +138,18 @@ pub(crate) fn waits_svg(reports: &[RunReport]) -> Result<String, String> {
                 }
             }
             let gc = pct(r.waits.share_waited_on_gc);
-            let text = if long {
-                format!("waited on GC: {gc}")
+            let (total_text, gc_text) = if long {
+                (
+                    format!("total wait {}", seconds(total)),
+                    format!("waited on GC: {gc}"),
+                )
             } else {
-                gc
+                (seconds(total), gc)
             };
-            chart.draw_series([Text::new(text, (mid, 101.5), above.clone())])?;
+            chart.draw_series([
+                Text::new(total_text, (mid, TOTAL_AT), bold.clone()),
+                Text::new(gc_text, (mid, GC_AT), above.clone()),
+            ])?;
         }
         Ok(())
     })
