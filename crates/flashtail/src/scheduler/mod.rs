@@ -7,5 +7,5 @@
 
 pub mod txn;
 pub mod unit;
-pub use txn::{Phase, Txn, TxnKind};
+pub use txn::{Phase, PhaseCosts, Txn, TxnKind};
 pub use unit::{Cause, Unit};

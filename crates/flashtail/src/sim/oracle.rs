@@ -63,6 +63,14 @@ impl Oracle {
         }
     }
 
+    /// Hint that `lpn`'s version will be needed soon (see `Ftl::prefetch`).
+    #[inline]
+    pub fn prefetch(&self, lpn: u32) {
+        if let Some(v) = self.lpn_version.get(lpn as usize) {
+            crate::ftl::mapping::prefetch(v);
+        }
+    }
+
     /// Preconditioned data.
     #[inline]
     pub fn preload(&mut self, lpn: u32, ppn: u32) {

@@ -15,7 +15,7 @@ use crate::host::{HostRequest, Op, RequestSource};
 use crate::interconnect::Channel;
 use crate::scheduler::txn::NO_REQ;
 use crate::scheduler::unit::IDLE;
-use crate::scheduler::{Cause, Phase, Txn, TxnKind, Unit};
+use crate::scheduler::{Cause, Phase, PhaseCosts, Txn, TxnKind, Unit};
 use crate::stats::{self, FlashCounts, FreeBlocksSample, IntegrityReport, LatencyRecorder, RunCost, RunReport, WaitBreakdown};
 use crate::units::{BlockId, Lpn, Nanos, PlaneId, Ppn};
 use std::cmp::Reverse;
@@ -121,6 +121,8 @@ pub struct Simulation {
     stripe_epoch: Vec<u32>,
     rebuilds: Vec<Rebuild>,
     free_rebuilds: Vec<u32>,
+    /// Phase durations, fixed for the run.
+    costs: PhaseCosts,
 }
 
 impl Simulation {
@@ -195,6 +197,7 @@ impl Simulation {
             stripe_epoch,
             rebuilds: Vec::new(),
             free_rebuilds: Vec::new(),
+            costs: PhaseCosts::new(&geo, &dev.timing),
             ftl,
             dev,
             opts,
@@ -232,6 +235,9 @@ impl Simulation {
                     last_arrival = r.arrival;
                     self.arrive(r);
                     next = src.next_request()?;
+                    if let Some(n) = &next {
+                        self.prefetch_request(n);
+                    }
                     if self.opts.check_every > 0 && self.c.requests_submitted % self.opts.check_every == 0 {
                         self.ftl.check_invariants().map_err(SimError::Invariant)?;
                     }
@@ -251,6 +257,18 @@ impl Simulation {
         let notes = src.summary();
         let workload = src.describe();
         Ok(self.report(wall.elapsed().as_secs_f64(), workload, notes))
+    }
+
+    /// Start loading the map (and oracle) entries of a request that arrives after the events
+    /// due before it: those are random accesses into arrays far larger than the caches.
+    fn prefetch_request(&self, r: &HostRequest) {
+        let lp = self.ftl.logical_pages as u64;
+        let first = (r.offset / self.page_bytes % lp) as u32;
+        let last = ((r.offset + r.size.max(1) - 1) / self.page_bytes % lp) as u32;
+        for l in [first, last] {
+            self.ftl.prefetch(l);
+            self.oracle.prefetch(l);
+        }
     }
 
     // ----- events -------------------------------------------------------------------
@@ -477,6 +495,8 @@ impl Simulation {
                     panic!("plane {plane} has no free page for GC: the GC reserve is exhausted");
                 };
                 let lpn = self.ftl.p2l[src.idx()];
+                // The move's completion remaps `lpn`: start fetching its map entry now.
+                self.ftl.prefetch(lpn);
                 let kind = if self.scheme.copyback { TxnKind::GcCopyback } else { TxnKind::GcCopy };
                 let t = self.new_txn(kind, plane, lpn, src.0, NO_REQ);
                 self.txns[t as usize].dst = dst.0;
@@ -575,7 +595,7 @@ impl Simulation {
         loop {
             let t = self.units[u as usize].running;
             let txn = &self.txns[t as usize];
-            match txn.phase_at(txn.phase, &self.ftl.geo, &self.dev.timing) {
+            match txn.phase(txn.phase, &self.costs) {
                 None => {
                     self.complete(u);
                     return;
@@ -618,7 +638,7 @@ impl Simulation {
         let t = self.units[u as usize].running;
         let phase = {
             let txn = &self.txns[t as usize];
-            txn.phase_at(txn.phase, &self.ftl.geo, &self.dev.timing)
+            txn.phase(txn.phase, &self.costs)
         };
         if let Some(Phase::Xfer(_)) = phase {
             let ch = self.units[u as usize].channel.idx();
@@ -634,7 +654,7 @@ impl Simulation {
             if let Some(w) = self.channels[ch].pop_waiter() {
                 let wt = self.units[w as usize].running;
                 let wtxn = &self.txns[wt as usize];
-                let Some(Phase::Xfer(d)) = wtxn.phase_at(wtxn.phase, &self.ftl.geo, &self.dev.timing) else {
+                let Some(Phase::Xfer(d)) = wtxn.phase(wtxn.phase, &self.costs) else {
                     unreachable!("a channel waiter is in a transfer phase")
                 };
                 if wtxn.req != NO_REQ {
