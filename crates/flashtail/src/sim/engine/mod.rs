@@ -15,11 +15,11 @@ use crate::host::{HostRequest, Op, RequestSource};
 use crate::interconnect::Channel;
 use crate::scheduler::txn::NO_REQ;
 use crate::scheduler::unit::IDLE;
+use crate::scheduler::events::EventQueue;
 use crate::scheduler::{Cause, Phase, PhaseCosts, Txn, TxnKind, Unit};
 use crate::stats::{self, FlashCounts, FreeBlocksSample, IntegrityReport, LatencyRecorder, RunCost, RunReport, WaitBreakdown};
 use crate::units::{BlockId, Lpn, Nanos, PlaneId, Ppn};
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -30,11 +30,10 @@ const EV_UNIT: u8 = 0;
 const EV_PAGE_DONE: u8 = 1;
 const EV_TIMER: u8 = 2;
 
-/// A scheduled event: ordered by time, then by insertion sequence.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// A due event (the queue orders events by time, then by insertion sequence).
+#[derive(Copy, Clone, Debug)]
 struct Ev {
     t: u64,
-    seq: u64,
     kind: u8,
     id: u32,
 }
@@ -94,7 +93,7 @@ pub struct Simulation {
     txns: Vec<Txn>,
     free_txns: Vec<u32>,
     reqs: ReqSlab,
-    heap: BinaryHeap<Reverse<Ev>>,
+    heap: EventQueue<(u8, u32)>,
     timer_tokens: BTreeMap<u32, u64>,
     next_timer_id: u32,
     seq: u64,
@@ -172,7 +171,7 @@ impl Simulation {
             txns: Vec::new(),
             free_txns: Vec::new(),
             reqs: ReqSlab::default(),
-            heap: BinaryHeap::new(),
+            heap: EventQueue::default(),
             timer_tokens: BTreeMap::new(),
             next_timer_id: 0,
             seq: 0,
@@ -220,7 +219,7 @@ impl Simulation {
         let mut next: Option<HostRequest> = src.next_request()?;
         let mut last_arrival = Nanos::ZERO;
         loop {
-            let ev_t = self.heap.peek().map(|Reverse(e)| e.t);
+            let ev_t = self.heap.peek_time();
             let arr_t = next.as_ref().map(|r| r.arrival.max(last_arrival).0);
             match (ev_t, arr_t) {
                 (None, None) => break,
@@ -275,11 +274,12 @@ impl Simulation {
 
     fn schedule(&mut self, t: Nanos, kind: u8, id: u32) {
         self.seq += 1;
-        self.heap.push(Reverse(Ev { t: t.0, seq: self.seq, kind, id }));
+        self.heap.push(t.0, self.seq, (kind, id));
     }
 
     fn step_event(&mut self) {
-        let Reverse(ev) = self.heap.pop().expect("event present");
+        let (t, (kind, id)) = self.heap.pop().expect("event present");
+        let ev = Ev { t, kind, id };
         debug_assert!(ev.t >= self.now.0, "time went backwards");
         self.now = Nanos(ev.t);
         self.c.events += 1;
