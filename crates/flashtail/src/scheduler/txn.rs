@@ -8,6 +8,7 @@ use crate::nand::{Geometry, Timing};
 use crate::units::{Nanos, PlaneId};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum TxnKind {
     /// Host page read: tR, then data out over the channel.
     Read,
@@ -78,11 +79,15 @@ pub struct PhaseCosts {
     erase: Nanos,
     pages_per_block: u32,
     bits_per_cell: u32,
+    /// With one bit per cell no phase depends on the page: every kind's whole phase list is
+    /// fixed, so a lookup replaces the per-call match (whose jump is poorly predicted).
+    /// Indexed by `TxnKind as usize`, then phase (index 5 and beyond: done).
+    fixed: Option<[[Option<Phase>; 6]; 5]>,
 }
 
 impl PhaseCosts {
     pub fn new(geo: &Geometry, t: &Timing) -> PhaseCosts {
-        PhaseCosts {
+        let mut c = PhaseCosts {
             read: std::array::from_fn(|l| t.read(l)),
             program: std::array::from_fn(|l| t.program(l)),
             xfer_page: t.transfer(geo.page_size as u64),
@@ -92,7 +97,20 @@ impl PhaseCosts {
             erase: t.erase(),
             pages_per_block: geo.pages_per_block,
             bits_per_cell: geo.bits_per_cell,
+            fixed: None,
+        };
+        if geo.bits_per_cell <= 1 {
+            let kinds = [TxnKind::Read, TxnKind::Write, TxnKind::GcCopy, TxnKind::GcCopyback, TxnKind::Erase];
+            let mut fixed = [[None; 6]; 5];
+            for k in kinds {
+                let t = Txn::probe(k);
+                for (i, slot) in fixed[k as usize].iter_mut().enumerate() {
+                    *slot = t.phase_by_kind(i as u8, &c);
+                }
+            }
+            c.fixed = Some(fixed);
         }
+        c
     }
 
     /// Level of a physical page (`u32::MAX`, a never-written page, reads as level 0); the
@@ -117,6 +135,34 @@ impl Txn {
     /// The `i`-th phase of this transaction from precomputed costs, or `None` when it is done.
     #[inline]
     pub fn phase(&self, i: u8, c: &PhaseCosts) -> Option<Phase> {
+        match &c.fixed {
+            Some(table) => table[self.kind as usize][usize::from(i).min(5)],
+            None => self.phase_by_kind(i, c),
+        }
+    }
+
+    /// A transaction of `kind` with no pages (for tabulating page-independent phases).
+    fn probe(kind: TxnKind) -> Txn {
+        Txn {
+            kind,
+            plane: PlaneId(0),
+            lpn: u32::MAX,
+            ppn: u32::MAX,
+            dst: u32::MAX,
+            version: 0,
+            req: u32::MAX,
+            phase: 0,
+            enq: Nanos::ZERO,
+            snap: [0; 3],
+            chan_wait_start: Nanos::ZERO,
+            buffered: false,
+            parity: false,
+            parent: u32::MAX,
+        }
+    }
+
+    /// The phase rules themselves (see [`TxnKind`]).
+    fn phase_by_kind(&self, i: u8, c: &PhaseCosts) -> Option<Phase> {
         let p = match (self.kind, i) {
             (TxnKind::Read, 0) => Phase::Array(c.read[c.level(self.ppn)]),
             (TxnKind::Read, 1) => Phase::Xfer(c.xfer_page),
