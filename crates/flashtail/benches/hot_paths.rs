@@ -52,6 +52,31 @@ fn event_queue(c: &mut Criterion) {
     });
 }
 
+/// The same steady state on `std::collections::BinaryHeap` with a derived-order event (what
+/// the engine used before), for comparison.
+fn event_queue_std(c: &mut Criterion) {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let delays: Vec<u64> = (0..4096).map(|_| [12_400, 75_000, 750_000, 3_800_000][rng.gen_range(0..4)]).collect();
+    let mut q: BinaryHeap<Reverse<(u64, u64, u8, u32)>> = BinaryHeap::new();
+    let mut seq = 0u64;
+    for u in 0..64u32 {
+        seq += 1;
+        q.push(Reverse((delays[u as usize], seq, 0, u)));
+    }
+    let mut i = 0usize;
+    c.bench_function("event_queue/std BinaryHeap pop+push, 64 pending", |b| {
+        b.iter(|| {
+            let Reverse((t, _, k, u)) = q.pop().expect("never empty");
+            seq += 1;
+            i = (i + 1) % delays.len();
+            q.push(Reverse((t + delays[i], seq, k, u)));
+            black_box(t)
+        })
+    });
+}
+
 /// Map a random logical page to a fresh physical page and unmap it again: the L2P/P2L
 /// updates, the valid bitmap and the per-block valid counts of one host write.
 fn mapping_update(c: &mut Criterion) {
@@ -154,5 +179,5 @@ fn preconditioning(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, event_queue, mapping_update, victim_selection, phase_lookup, preconditioning);
+criterion_group!(benches, event_queue, event_queue_std, mapping_update, victim_selection, phase_lookup, preconditioning);
 criterion_main!(benches);
