@@ -497,6 +497,13 @@ impl Simulation {
                 let lpn = self.ftl.p2l[src.idx()];
                 // The move's completion remaps `lpn`: start fetching its map entry now.
                 self.ftl.prefetch(lpn);
+                if self.oracle.enabled {
+                    // The next move's GC read is checked against its LPN's newest version as
+                    // soon as that move is issued: fetch that entry one move ahead.
+                    if let Some(next) = self.ftl.next_valid_in_block(victim, self.gc[plane.idx()].cursor) {
+                        self.oracle.prefetch(self.ftl.p2l[next.idx()]);
+                    }
+                }
                 let kind = if self.scheme.copyback { TxnKind::GcCopyback } else { TxnKind::GcCopy };
                 let t = self.new_txn(kind, plane, lpn, src.0, NO_REQ);
                 self.txns[t as usize].dst = dst.0;
