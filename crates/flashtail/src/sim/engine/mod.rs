@@ -421,7 +421,11 @@ impl Simulation {
             self.reqs.get(txn.req).last_plane = txn.plane;
         }
         match txn.kind {
-            TxnKind::Read => unit.reads.push_back(t),
+            TxnKind::Read => {
+                // Checked when the read starts, possibly after queueing: fetch it meanwhile.
+                self.oracle.prefetch_page(txn.ppn);
+                unit.reads.push_back(t)
+            }
             _ => unit.writes.push_back(t),
         }
         self.dispatch(u);
