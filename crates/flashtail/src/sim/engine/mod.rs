@@ -854,10 +854,8 @@ impl Simulation {
 
     fn report(mut self, wall: f64, workload: String, notes: Vec<(String, String)>) -> RunReport {
         self.sample_free();
-        let all = LatencyRecorder::merged(&self.reads, &self.writes);
-        let (reads, cdf_reads) = std::mem::take(&mut self.reads).finish();
-        let (writes, cdf_writes) = std::mem::take(&mut self.writes).finish();
-        let (all, cdf_all) = all.finish();
+        let [(reads, cdf_reads), (writes, cdf_writes), (all, cdf_all)] =
+            stats::latency::finish_three(std::mem::take(&mut self.reads), std::mem::take(&mut self.writes));
         let c = &self.c;
         let programmed = c.host_pages_programmed + c.gc_pages_programmed + c.parity_pages_programmed;
         let mut extra = BTreeMap::new();
