@@ -193,3 +193,24 @@ fn precondition_only(tib: f64) -> anyhow::Result<Value> {
         "mapped_pages": mapped,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_device_has_the_requested_raw_size() {
+        let dev = large_device(1.0).unwrap();
+        assert_eq!(dev.geometry.blocks_per_plane, 32_768);
+        assert_eq!(dev.geometry.total_pages_u64(), 1 << 28);
+        assert_eq!(dev.geometry.raw_bytes(), 1 << 40);
+        // 64 TiB of 4 KiB pages does not fit 32-bit page numbers.
+        assert!(large_device(64.0).is_err());
+    }
+
+    #[test]
+    fn unknown_case_is_an_error() {
+        assert!(run_case("run:base:maybe", 10).is_err());
+        assert!(run_case("precondition:x", 10).is_err());
+    }
+}
