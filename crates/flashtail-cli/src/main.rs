@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod cmd_bench;
 mod cmd_compare;
 mod cmd_gen;
 mod cmd_presets;
@@ -22,6 +23,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Measure simulator speed and memory on the reference workload (one process per case).
+    Bench(cmd_bench::Args),
     /// Compare GC schemes on one device and workload (default: the bundled DTRS slice).
     Compare(cmd_compare::Args),
     /// Run one GC scheme and print its tail latency.
@@ -39,6 +42,7 @@ enum Cmd {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.cmd {
+        Cmd::Bench(a) => cmd_bench::run(a),
         Cmd::Compare(a) => cmd_compare::run(a),
         Cmd::Run(a) => cmd_run::run(a),
         Cmd::Presets(a) => cmd_presets::run(a),

@@ -5,7 +5,8 @@
 //! picks the next by priority: urgent/exclusive GC, user reads, user writes, background GC.
 //! Does not model: out-of-order completion inside a unit, multi-plane command merging.
 
+pub mod events;
 pub mod txn;
 pub mod unit;
-pub use txn::{Phase, Txn, TxnKind};
+pub use txn::{Phase, PhaseCosts, Txn, TxnKind};
 pub use unit::{Cause, Unit};

@@ -1,9 +1,14 @@
 //! Flash transactions and their phase sequences.
+//!
+//! Phase durations depend only on the device timing and a page's level, so they are
+//! computed once per run ([`PhaseCosts`]) rather than per phase: the engine asks for a
+//! phase several times per flash operation, which makes this one of its hottest paths.
 
 use crate::nand::{Geometry, Timing};
-use crate::units::{Nanos, PlaneId, Ppn};
+use crate::units::{Nanos, PlaneId};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum TxnKind {
     /// Host page read: tR, then data out over the channel.
     Read,
@@ -64,25 +69,118 @@ pub struct Txn {
     pub internal: bool,
 }
 
+/// Every phase duration a transaction can have, precomputed from [`Timing`] (see module doc).
+#[derive(Clone, Debug)]
+pub struct PhaseCosts {
+    /// tR and tPROG per level (levels are 0..bits_per_cell ≤ 4).
+    read: [Nanos; 4],
+    program: [Nanos; 4],
+    xfer_page: Nanos,
+    ecc: Nanos,
+    command: Nanos,
+    copyback_command: Nanos,
+    erase: Nanos,
+    pages_per_block: u32,
+    bits_per_cell: u32,
+    /// With one bit per cell no phase depends on the page: every kind's whole phase list is
+    /// fixed, so a lookup replaces the per-call match (whose jump is poorly predicted).
+    /// Indexed by `TxnKind as usize`, then phase (index 5 and beyond: done).
+    fixed: Option<[[Option<Phase>; 6]; 5]>,
+}
+
+impl PhaseCosts {
+    pub fn new(geo: &Geometry, t: &Timing) -> PhaseCosts {
+        let mut c = PhaseCosts {
+            read: std::array::from_fn(|l| t.read(l)),
+            program: std::array::from_fn(|l| t.program(l)),
+            xfer_page: t.transfer(geo.page_size as u64),
+            ecc: Nanos(t.ecc_ns),
+            command: t.command(),
+            copyback_command: t.copyback_command(),
+            erase: t.erase(),
+            pages_per_block: geo.pages_per_block,
+            bits_per_cell: geo.bits_per_cell,
+            fixed: None,
+        };
+        if geo.bits_per_cell <= 1 {
+            let kinds = [TxnKind::Read, TxnKind::Write, TxnKind::GcCopy, TxnKind::GcCopyback, TxnKind::Erase];
+            let mut fixed = [[None; 6]; 5];
+            for k in kinds {
+                let t = Txn::probe(k);
+                for (i, slot) in fixed[k as usize].iter_mut().enumerate() {
+                    *slot = t.phase_by_kind(i as u8, &c);
+                }
+            }
+            c.fixed = Some(fixed);
+        }
+        c
+    }
+
+    /// Level of a physical page (`u32::MAX`, a never-written page, reads as level 0); the
+    /// same rule as `Geometry::level_of`, without the divisions for single-level cells.
+    #[inline]
+    fn level(&self, p: u32) -> usize {
+        if self.bits_per_cell <= 1 || p == u32::MAX {
+            0
+        } else {
+            // `Geometry::validate` keeps bits_per_cell in 1..=4; the clamp only guards the table.
+            (((p % self.pages_per_block) % self.bits_per_cell) as usize).min(3)
+        }
+    }
+}
+
 impl Txn {
     /// The `i`-th phase of this transaction, or `None` when it is done.
     pub fn phase_at(&self, i: u8, geo: &Geometry, t: &Timing) -> Option<Phase> {
-        let page = geo.page_size as u64;
-        let lvl = |p: u32| if p == u32::MAX { 0 } else { geo.level_of(Ppn(p)) };
+        self.phase(i, &PhaseCosts::new(geo, t))
+    }
+
+    /// The `i`-th phase of this transaction from precomputed costs, or `None` when it is done.
+    #[inline]
+    pub fn phase(&self, i: u8, c: &PhaseCosts) -> Option<Phase> {
+        match &c.fixed {
+            Some(table) => table[self.kind as usize][usize::from(i).min(5)],
+            None => self.phase_by_kind(i, c),
+        }
+    }
+
+    /// A transaction of `kind` with no pages (for tabulating page-independent phases).
+    fn probe(kind: TxnKind) -> Txn {
+        Txn {
+            kind,
+            plane: PlaneId(0),
+            lpn: u32::MAX,
+            ppn: u32::MAX,
+            dst: u32::MAX,
+            version: 0,
+            req: u32::MAX,
+            phase: 0,
+            enq: Nanos::ZERO,
+            snap: [0; 3],
+            chan_wait_start: Nanos::ZERO,
+            buffered: false,
+            parity: false,
+            parent: u32::MAX,
+            internal: false,
+        }
+    }
+
+    /// The phase rules themselves (see [`TxnKind`]).
+    fn phase_by_kind(&self, i: u8, c: &PhaseCosts) -> Option<Phase> {
         let p = match (self.kind, i) {
-            (TxnKind::Read, 0) => Phase::Array(t.read(lvl(self.ppn))),
-            (TxnKind::Read, 1) => Phase::Xfer(t.transfer(page)),
-            (TxnKind::Write, 0) => Phase::Xfer(t.transfer(page)),
-            (TxnKind::Write, 1) => Phase::Array(t.program(lvl(self.ppn))),
-            (TxnKind::GcCopy, 0) => Phase::Array(t.read(lvl(self.ppn))),
-            (TxnKind::GcCopy, 1) => Phase::Xfer(t.transfer(page)),
-            (TxnKind::GcCopy, 2) => Phase::Ctrl(Nanos(t.ecc_ns)),
-            (TxnKind::GcCopy, 3) => Phase::Xfer(t.transfer(page)),
-            (TxnKind::GcCopy, 4) => Phase::Array(t.program(lvl(self.dst))),
-            (TxnKind::GcCopyback, 0) => Phase::Xfer(t.copyback_command()),
-            (TxnKind::GcCopyback, 1) => Phase::Array(t.read(lvl(self.ppn)) + t.program(lvl(self.dst))),
-            (TxnKind::Erase, 0) => Phase::Xfer(t.command()),
-            (TxnKind::Erase, 1) => Phase::Array(t.erase()),
+            (TxnKind::Read, 0) => Phase::Array(c.read[c.level(self.ppn)]),
+            (TxnKind::Read, 1) => Phase::Xfer(c.xfer_page),
+            (TxnKind::Write, 0) => Phase::Xfer(c.xfer_page),
+            (TxnKind::Write, 1) => Phase::Array(c.program[c.level(self.ppn)]),
+            (TxnKind::GcCopy, 0) => Phase::Array(c.read[c.level(self.ppn)]),
+            (TxnKind::GcCopy, 1) => Phase::Xfer(c.xfer_page),
+            (TxnKind::GcCopy, 2) => Phase::Ctrl(c.ecc),
+            (TxnKind::GcCopy, 3) => Phase::Xfer(c.xfer_page),
+            (TxnKind::GcCopy, 4) => Phase::Array(c.program[c.level(self.dst)]),
+            (TxnKind::GcCopyback, 0) => Phase::Xfer(c.copyback_command),
+            (TxnKind::GcCopyback, 1) => Phase::Array(c.read[c.level(self.ppn)] + c.program[c.level(self.dst)]),
+            (TxnKind::Erase, 0) => Phase::Xfer(c.command),
+            (TxnKind::Erase, 1) => Phase::Array(c.erase),
             _ => return None,
         };
         Some(p)

@@ -98,6 +98,22 @@ impl Oracle {
         }
     }
 
+    /// Hint that `lpn`'s version will be needed soon (see `Ftl::prefetch`).
+    #[inline]
+    pub fn prefetch(&self, lpn: u32) {
+        if let Some(v) = self.lpn_version.get(lpn as usize) {
+            crate::ftl::mapping::prefetch(v);
+        }
+    }
+
+    /// Hint that physical page `ppn`'s version will be needed soon.
+    #[inline]
+    pub fn prefetch_page(&self, ppn: u32) {
+        if let Some(v) = self.page_version.get(ppn as usize) {
+            crate::ftl::mapping::prefetch(v);
+        }
+    }
+
     /// Preconditioned data.
     #[inline]
     pub fn preload(&mut self, lpn: u32, ppn: u32) {

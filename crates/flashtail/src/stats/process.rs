@@ -1,4 +1,5 @@
-//! The host-side cost of a run: peak resident memory, read from the OS.
+//! The host-side cost of a run: peak resident memory and CPU time, read from the OS (Linux
+//! `/proc`). Elsewhere these read as 0 / `None`.
 
 /// Peak resident set size of this process in bytes (Linux `VmHWM`), 0 when unknown.
 pub fn peak_rss_bytes() -> u64 {
@@ -7,4 +8,33 @@ pub fn peak_rss_bytes() -> u64 {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         .map_or(0, |kb| kb * 1024)
+}
+
+/// CPU time (user + system) of the calling thread in seconds, from
+/// `/proc/thread-self/stat` (10 ms resolution: Linux reports it in USER_HZ = 100 ticks).
+/// On a shared machine wall time includes waiting for a core; CPU time is the cost of the
+/// work itself.
+pub fn thread_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // Field 2 (the command name) may hold spaces: count fields after its closing parenthesis.
+    let rest = &s[s.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_this_process_on_linux() {
+        if !std::path::Path::new("/proc/thread-self/stat").exists() {
+            println!("skipped: no /proc on this system");
+            return;
+        }
+        // Some memory is resident and the CPU clock reads (it may still be 0 ticks).
+        assert!(peak_rss_bytes() > 0);
+        assert!(thread_cpu_seconds().is_some_and(|s| s >= 0.0));
+    }
 }

@@ -15,11 +15,11 @@ use crate::host::{HostRequest, Op, RequestSource};
 use crate::interconnect::Channel;
 use crate::scheduler::txn::NO_REQ;
 use crate::scheduler::unit::IDLE;
-use crate::scheduler::{Cause, Phase, Txn, TxnKind, Unit};
+use crate::scheduler::events::EventQueue;
+use crate::scheduler::{Cause, Phase, PhaseCosts, Txn, TxnKind, Unit};
 use crate::stats::{self, FlashCounts, FreeBlocksSample, IntegrityReport, LatencyRecorder, RunCost, RunReport, WaitBreakdown};
 use crate::units::{BlockId, Lpn, Nanos, PlaneId, Ppn};
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -32,11 +32,10 @@ const EV_UNIT: u8 = 0;
 const EV_PAGE_DONE: u8 = 1;
 const EV_TIMER: u8 = 2;
 
-/// A scheduled event: ordered by time, then by insertion sequence.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// A due event (the queue orders events by time, then by insertion sequence).
+#[derive(Copy, Clone, Debug)]
 struct Ev {
     t: u64,
-    seq: u64,
     kind: u8,
     id: u32,
 }
@@ -99,7 +98,7 @@ pub struct Simulation {
     txns: Vec<Txn>,
     free_txns: Vec<u32>,
     reqs: ReqSlab,
-    heap: BinaryHeap<Reverse<Ev>>,
+    heap: EventQueue<(u8, u32)>,
     timer_tokens: BTreeMap<u32, u64>,
     next_timer_id: u32,
     seq: u64,
@@ -133,6 +132,8 @@ pub struct Simulation {
     /// Set when the device can no longer make progress (GC found no free page): the run
     /// stops with this message instead of crashing.
     fatal: Option<String>,
+    /// Phase durations, fixed for the run.
+    costs: PhaseCosts,
 }
 
 impl Simulation {
@@ -189,7 +190,7 @@ impl Simulation {
             txns: Vec::new(),
             free_txns: Vec::new(),
             reqs: ReqSlab::default(),
-            heap: BinaryHeap::new(),
+            heap: EventQueue::default(),
             timer_tokens: BTreeMap::new(),
             next_timer_id: 0,
             seq: 0,
@@ -217,6 +218,7 @@ impl Simulation {
             flush,
             programmed_at_start: 0,
             fatal: None,
+            costs: PhaseCosts::new(&geo, &dev.timing),
             ftl,
             dev,
             opts,
@@ -243,7 +245,7 @@ impl Simulation {
             if let Some(msg) = self.fatal.take() {
                 return Err(SimError::Stalled(msg));
             }
-            let ev_t = self.heap.peek().map(|Reverse(e)| e.t);
+            let ev_t = self.heap.peek_time();
             let arr_t = next.as_ref().map(|r| r.arrival.max(last_arrival).0);
             match (ev_t, arr_t) {
                 (None, None) => break,
@@ -258,6 +260,9 @@ impl Simulation {
                     last_arrival = r.arrival;
                     self.arrive(r);
                     next = src.next_request()?;
+                    if let Some(n) = &next {
+                        self.prefetch_request(n);
+                    }
                     if self.opts.check_every > 0 && self.c.requests_submitted.is_multiple_of(self.opts.check_every) {
                         self.ftl.check_invariants().map_err(SimError::Invariant)?;
                     }
@@ -299,15 +304,28 @@ impl Simulation {
         Ok(())
     }
 
+    /// Start loading the map (and oracle) entries of a request that arrives after the events
+    /// due before it: those are random accesses into arrays far larger than the caches.
+    fn prefetch_request(&self, r: &HostRequest) {
+        let lp = self.ftl.logical_pages as u64;
+        let first = (r.offset / self.page_bytes % lp) as u32;
+        let last = ((r.offset + r.size.max(1) - 1) / self.page_bytes % lp) as u32;
+        for l in [first, last] {
+            self.ftl.prefetch(l);
+            self.oracle.prefetch(l);
+        }
+    }
+
     // ----- events -------------------------------------------------------------------
 
     fn schedule(&mut self, t: Nanos, kind: u8, id: u32) {
         self.seq += 1;
-        self.heap.push(Reverse(Ev { t: t.0, seq: self.seq, kind, id }));
+        self.heap.push(t.0, self.seq, (kind, id));
     }
 
     fn step_event(&mut self) {
-        let Reverse(ev) = self.heap.pop().expect("event present");
+        let (t, (kind, id)) = self.heap.pop().expect("event present");
+        let ev = Ev { t, kind, id };
         debug_assert!(ev.t >= self.now.0, "time went backwards");
         self.now = Nanos(ev.t);
         self.c.events += 1;
@@ -455,6 +473,8 @@ impl Simulation {
         }
         let is_read = txn.kind == TxnKind::Read;
         if is_read {
+            // Checked when the read starts, possibly after queueing: fetch it meanwhile.
+            self.oracle.prefetch_page(txn.ppn);
             unit.reads.push_back(t);
         } else {
             unit.writes.push_back(t);
@@ -546,6 +566,15 @@ impl Simulation {
                 };
                 g.in_flight = true;
                 let lpn = self.ftl.p2l[src.idx()];
+                // The move's completion remaps `lpn`: start fetching its map entry now.
+                self.ftl.prefetch(lpn);
+                if self.oracle.enabled {
+                    // The next move's GC read is checked against its LPN's newest version as
+                    // soon as that move is issued: fetch that entry one move ahead.
+                    if let Some(next) = self.ftl.next_valid_in_block(victim, self.gc[plane.idx()].cursor) {
+                        self.oracle.prefetch(self.ftl.p2l[next.idx()]);
+                    }
+                }
                 let kind = if self.scheme.copyback { TxnKind::GcCopyback } else { TxnKind::GcCopy };
                 let t = self.new_txn(kind, plane, lpn, src.0, NO_REQ);
                 self.txns[t as usize].dst = dst.0;
@@ -662,7 +691,7 @@ impl Simulation {
         loop {
             let t = self.units[u as usize].running;
             let txn = &self.txns[t as usize];
-            match txn.phase_at(txn.phase, &self.ftl.geo, &self.dev.timing) {
+            match txn.phase(txn.phase, &self.costs) {
                 None => {
                     self.complete(u);
                     return;
@@ -709,7 +738,7 @@ impl Simulation {
         let t = self.units[u as usize].running;
         let phase = {
             let txn = &self.txns[t as usize];
-            txn.phase_at(txn.phase, &self.ftl.geo, &self.dev.timing)
+            txn.phase(txn.phase, &self.costs)
         };
         if let Some(Phase::Xfer(_)) = phase {
             let ch = self.units[u as usize].channel.idx();
@@ -725,7 +754,7 @@ impl Simulation {
             if let Some(w) = self.channels[ch].pop_waiter() {
                 let wt = self.units[w as usize].running;
                 let wtxn = &self.txns[wt as usize];
-                let Some(Phase::Xfer(d)) = wtxn.phase_at(wtxn.phase, &self.ftl.geo, &self.dev.timing) else {
+                let Some(Phase::Xfer(d)) = wtxn.phase(wtxn.phase, &self.costs) else {
                     unreachable!("a channel waiter is in a transfer phase")
                 };
                 if wtxn.req != NO_REQ {
@@ -919,10 +948,8 @@ impl Simulation {
 
     fn report(mut self, wall: f64, workload: String, notes: Vec<(String, String)>) -> RunReport {
         self.sample_free();
-        let all = LatencyRecorder::merged(&self.reads, &self.writes);
-        let (reads, cdf_reads) = std::mem::take(&mut self.reads).finish();
-        let (writes, cdf_writes) = std::mem::take(&mut self.writes).finish();
-        let (all, cdf_all) = all.finish();
+        let [(reads, cdf_reads), (writes, cdf_writes), (all, cdf_all)] =
+            stats::latency::finish_three(std::mem::take(&mut self.reads), std::mem::take(&mut self.writes));
         let c = &self.c;
         let programmed = c.host_pages_programmed + c.gc_pages_programmed + c.parity_pages_programmed;
         let mut extra = BTreeMap::new();

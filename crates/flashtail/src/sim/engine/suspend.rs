@@ -18,7 +18,7 @@ impl Simulation {
             return;
         }
         let txn = &self.txns[unit.running as usize];
-        let long_op = match (txn.kind, txn.phase_at(txn.phase, &self.ftl.geo, &self.dev.timing)) {
+        let long_op = match (txn.kind, txn.phase(txn.phase, &self.costs)) {
             (TxnKind::Write, Some(Phase::Array(_))) | (TxnKind::Erase, Some(Phase::Array(_))) => true,
             (TxnKind::GcCopy, Some(Phase::Array(_))) => txn.phase == 4,
             // Copyback's array phase is read + program in one: suspend only its program part.
