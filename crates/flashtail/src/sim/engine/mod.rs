@@ -342,12 +342,7 @@ impl Simulation {
                         self.free_changed(PlaneId((token & 0xffff_ffff) as u32));
                         return;
                     }
-                    let mut cmds = std::mem::take(&mut self.cmds);
-                    {
-                        let mut ctx = GcCtx { now: self.now, dev: &self.dev, ftl: &self.ftl, planes: &self.gc, soft_blocks: self.soft, hard_blocks: self.hard, cmds: &mut cmds };
-                        self.scheme.gc.on_timer(&mut ctx, token);
-                    }
-                    self.apply_cmds(cmds);
+                    self.notify(|p, ctx| p.on_timer(ctx, token));
                 }
             }
             _ => unreachable!("unknown event kind"),
@@ -363,12 +358,7 @@ impl Simulation {
         if self.now.0 >= self.next_sample {
             self.sample_free();
         }
-        let mut cmds = std::mem::take(&mut self.cmds);
-        {
-            let mut ctx = GcCtx { now: self.now, dev: &self.dev, ftl: &self.ftl, planes: &self.gc, soft_blocks: self.soft, hard_blocks: self.hard, cmds: &mut cmds };
-            self.scheme.gc.on_arrival(&mut ctx, &r);
-        }
-        self.apply_cmds(cmds);
+        self.notify(|p, ctx| p.on_arrival(ctx, &r));
 
         let first = r.offset / self.page_bytes;
         let last = (r.offset + r.size.max(1) - 1) / self.page_bytes;
@@ -425,12 +415,7 @@ impl Simulation {
             p.requests_done.fetch_add(1, Ordering::Relaxed);
             p.sim_time_ns.store(self.now.0, Ordering::Relaxed);
         }
-        let mut cmds = std::mem::take(&mut self.cmds);
-        {
-            let mut ctx = GcCtx { now: self.now, dev: &self.dev, ftl: &self.ftl, planes: &self.gc, soft_blocks: self.soft, hard_blocks: self.hard, cmds: &mut cmds };
-            self.scheme.gc.on_complete(&mut ctx, op, Nanos(lat), plane);
-        }
-        self.apply_cmds(cmds);
+        self.notify(|p, ctx| p.on_complete(ctx, op, Nanos(lat), plane));
     }
 
     // ----- transactions and units ----------------------------------------------------
@@ -853,19 +838,28 @@ impl Simulation {
     // ----- GC policy plumbing ----------------------------------------------------------
 
     fn free_changed(&mut self, plane: PlaneId) {
-        let mut cmds = std::mem::take(&mut self.cmds);
-        {
-            let mut ctx = GcCtx { now: self.now, dev: &self.dev, ftl: &self.ftl, planes: &self.gc, soft_blocks: self.soft, hard_blocks: self.hard, cmds: &mut cmds };
-            self.scheme.gc.on_free_change(&mut ctx, plane);
-        }
-        self.apply_cmds(cmds);
+        self.notify(|p, ctx| p.on_free_change(ctx, plane));
     }
 
     fn victim_done(&mut self, plane: PlaneId) {
+        self.notify(|p, ctx| p.on_victim_done(ctx, plane));
+    }
+
+    /// Call one hook of the scheme's GC policy with a view of the device, then apply the
+    /// commands it gave.
+    fn notify(&mut self, hook: impl FnOnce(&mut dyn crate::gc::GcPolicy, &mut GcCtx)) {
         let mut cmds = std::mem::take(&mut self.cmds);
         {
-            let mut ctx = GcCtx { now: self.now, dev: &self.dev, ftl: &self.ftl, planes: &self.gc, soft_blocks: self.soft, hard_blocks: self.hard, cmds: &mut cmds };
-            self.scheme.gc.on_victim_done(&mut ctx, plane);
+            let mut ctx = GcCtx {
+                now: self.now,
+                dev: &self.dev,
+                ftl: &self.ftl,
+                planes: &self.gc,
+                soft_blocks: self.soft,
+                hard_blocks: self.hard,
+                cmds: &mut cmds,
+            };
+            hook(&mut *self.scheme.gc, &mut ctx);
         }
         self.apply_cmds(cmds);
     }
