@@ -34,19 +34,19 @@ fn preconditioned(dev: &DeviceConfig) -> Ftl {
 fn event_queue(c: &mut Criterion) {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let delays: Vec<u64> = (0..4096).map(|_| [12_400, 75_000, 750_000, 3_800_000][rng.gen_range(0..4)]).collect();
-    let mut q: EventQueue<(u8, u32)> = EventQueue::default();
+    let mut q = EventQueue::default();
     let mut seq = 0u64;
     for u in 0..64u32 {
         seq += 1;
-        q.push(delays[u as usize], seq, (0, u));
+        q.push(delays[u as usize], seq, u);
     }
     let mut i = 0usize;
     c.bench_function("event_queue/pop+push, 64 pending", |b| {
         b.iter(|| {
-            let (t, (k, u)) = q.pop().expect("never empty");
+            let (t, u) = q.pop().expect("never empty");
             seq += 1;
             i = (i + 1) % delays.len();
-            q.push(t + delays[i], seq, (k, u));
+            q.push(t + delays[i], seq, u);
             black_box(t)
         })
     });

@@ -10,46 +10,27 @@
 //! Does not do: removal or re-prioritisation of queued events (the engine recognises
 //! stale ones when they pop).
 
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// One queued event: only `key` takes part in the order.
-#[derive(Clone, Copy, Debug)]
-struct Entry<P> {
-    key: u128,
-    payload: P,
+/// Bits of the low key half that carry the payload (the rest carries the sequence number).
+pub const PAYLOAD_BITS: u32 = 24;
+/// Largest sequence number a key can hold (2^40 − 1: a trillion events).
+pub const MAX_SEQ: u64 = (1 << (64 - PAYLOAD_BITS)) - 1;
+
+/// A min-queue of 24-bit payloads keyed by `(time, seq)`; `seq` must be unique per push.
+///
+/// Each entry is one `u128`: time in the high half, then the sequence number, then the
+/// payload. Sequence numbers are unique, so the payload bits never decide the order. One
+/// 16-byte value per entry is written and read whole: a struct with a separate small payload
+/// field was written with narrow stores and read back wide during the heap's sift, which
+/// defeats store-to-load forwarding (it was the engine's hottest instruction).
+#[derive(Clone, Debug, Default)]
+pub struct EventQueue {
+    heap: BinaryHeap<Reverse<u128>>,
 }
 
-impl<P> PartialEq for Entry<P> {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
-    }
-}
-impl<P> Eq for Entry<P> {}
-impl<P> PartialOrd for Entry<P> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<P> Ord for Entry<P> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.key.cmp(&other.key)
-    }
-}
-
-/// A min-queue of payloads `P` keyed by `(time, seq)`; `seq` must be unique per push.
-#[derive(Clone, Debug)]
-pub struct EventQueue<P> {
-    heap: BinaryHeap<Reverse<Entry<P>>>,
-}
-
-impl<P> Default for EventQueue<P> {
-    fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new() }
-    }
-}
-
-impl<P: Copy> EventQueue<P> {
+impl EventQueue {
     pub fn len(&self) -> usize {
         self.heap.len()
     }
@@ -61,19 +42,21 @@ impl<P: Copy> EventQueue<P> {
     /// Time of the earliest event.
     #[inline]
     pub fn peek_time(&self) -> Option<u64> {
-        self.heap.peek().map(|Reverse(e)| (e.key >> 64) as u64)
+        self.heap.peek().map(|Reverse(k)| (k >> 64) as u64)
     }
 
     #[inline]
-    pub fn push(&mut self, t: u64, seq: u64, payload: P) {
-        let key = (u128::from(t) << 64) | u128::from(seq);
-        self.heap.push(Reverse(Entry { key, payload }));
+    pub fn push(&mut self, t: u64, seq: u64, payload: u32) {
+        assert!(seq <= MAX_SEQ, "event sequence number {seq} exceeds the queue's {MAX_SEQ}");
+        debug_assert!(payload < (1 << PAYLOAD_BITS), "payload {payload} exceeds {PAYLOAD_BITS} bits");
+        let low = (seq << PAYLOAD_BITS) | u64::from(payload);
+        self.heap.push(Reverse((u128::from(t) << 64) | u128::from(low)));
     }
 
     /// Remove and return the earliest event as `(time, payload)`.
     #[inline]
-    pub fn pop(&mut self) -> Option<(u64, P)> {
-        self.heap.pop().map(|Reverse(e)| ((e.key >> 64) as u64, e.payload))
+    pub fn pop(&mut self) -> Option<(u64, u32)> {
+        self.heap.pop().map(|Reverse(k)| ((k >> 64) as u64, (k as u64 & ((1 << PAYLOAD_BITS) - 1)) as u32))
     }
 }
 
@@ -88,14 +71,14 @@ mod tests {
     #[test]
     fn pops_in_time_then_sequence_order() {
         let mut q = EventQueue::default();
-        q.push(5, 1, 'a');
-        q.push(3, 2, 'b');
-        q.push(5, 3, 'c');
-        q.push(3, 4, 'd');
-        q.push(0, 5, 'e');
+        q.push(5, 1, 10);
+        q.push(3, 2, 11);
+        q.push(5, 3, 12);
+        q.push(3, 4, 13);
+        q.push(0, 5, (1 << PAYLOAD_BITS) - 1);
         assert_eq!(q.peek_time(), Some(0));
-        let order: Vec<(u64, char)> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(order, vec![(0, 'e'), (3, 'b'), (3, 'd'), (5, 'a'), (5, 'c')]);
+        let order: Vec<(u64, u32)> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, vec![(0, (1 << PAYLOAD_BITS) - 1), (3, 11), (3, 13), (5, 10), (5, 12)]);
         assert!(q.is_empty());
         assert_eq!(q.pop(), None);
     }
@@ -111,11 +94,11 @@ mod tests {
             if rng.gen_bool(0.52) || reference.is_empty() {
                 seq += 1;
                 let t = now + rng.gen_range(0..50);
-                q.push(t, seq, seq as u32);
+                q.push(t, seq, (seq % (1 << PAYLOAD_BITS)) as u32);
                 reference.push(Reverse((t, seq)));
             } else {
                 let Reverse((t, s)) = reference.pop().unwrap();
-                assert_eq!(q.pop(), Some((t, s as u32)));
+                assert_eq!(q.pop(), Some((t, (s % (1 << PAYLOAD_BITS)) as u32)));
                 now = t;
             }
             assert_eq!(q.len(), reference.len());

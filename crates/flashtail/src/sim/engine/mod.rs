@@ -98,7 +98,7 @@ pub struct Simulation {
     txns: Vec<Txn>,
     free_txns: Vec<u32>,
     reqs: ReqSlab,
-    heap: EventQueue<(u8, u32)>,
+    heap: EventQueue,
     timer_tokens: BTreeMap<u32, u64>,
     next_timer_id: u32,
     seq: u64,
@@ -320,11 +320,13 @@ impl Simulation {
 
     fn schedule(&mut self, t: Nanos, kind: u8, id: u32) {
         self.seq += 1;
-        self.heap.push(t.0, self.seq, (kind, id));
+        assert!(id < 1 << 22, "event id {id} exceeds 2^22 (over 4 million requests in flight?)");
+        self.heap.push(t.0, self.seq, (u32::from(kind) << 22) | id);
     }
 
     fn step_event(&mut self) {
-        let (t, (kind, id)) = self.heap.pop().expect("event present");
+        let (t, packed) = self.heap.pop().expect("event present");
+        let (kind, id) = ((packed >> 22) as u8, packed & ((1 << 22) - 1));
         let ev = Ev { t, kind, id };
         debug_assert!(ev.t >= self.now.0, "time went backwards");
         self.now = Nanos(ev.t);
@@ -595,7 +597,7 @@ impl Simulation {
     fn schedule_free_change(&mut self, plane: PlaneId) {
         // A zero-delay timer with a reserved token range routes the notification.
         let id = self.next_timer_id;
-        self.next_timer_id = self.next_timer_id.wrapping_add(1);
+        self.next_timer_id = (self.next_timer_id + 1) & ((1 << 22) - 1);
         self.timer_tokens.insert(id, FREE_CHANGE_TOKEN | plane.0 as u64);
         self.schedule(self.now, EV_TIMER, id);
     }
@@ -879,7 +881,7 @@ impl Simulation {
                 GcCmd::Instant(p) => self.instant_reclaim(p),
                 GcCmd::Timer(at, token) => {
                     let id = self.next_timer_id;
-                    self.next_timer_id = self.next_timer_id.wrapping_add(1);
+                    self.next_timer_id = (self.next_timer_id + 1) & ((1 << 22) - 1);
                     self.timer_tokens.insert(id, token & !FREE_CHANGE_TOKEN);
                     self.schedule(at.max(self.now), EV_TIMER, id);
                 }
