@@ -7,8 +7,7 @@ pub struct Channel {
     pub busy: bool,
     /// Units waiting for the bus: (priority class, arrival sequence, unit).
     pub waiters: Vec<(u8, u64, u32)>,
-    /// Total time the bus moved data or commands.
-    pub busy_ns: u64,
+    /// When the current transfer started (for the GC/user channel-time counters).
     pub busy_since: Nanos,
 }
 

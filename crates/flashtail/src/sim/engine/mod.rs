@@ -611,9 +611,7 @@ impl Simulation {
                 if let Some(v) = self.buffered_version(txn.lpn) {
                     self.free_txns.push(t);
                     self.add_wait_from_snap(u, &txn);
-                    self.c.buffer_hits += 1;
-                    self.oracle.check(txn.lpn, v, "flush-buffer read", self.now.0);
-                    self.page_done(txn.req);
+                    self.serve_from_ram(txn.req, txn.lpn, v, "flush-buffer read");
                     return;
                 }
             }
@@ -731,7 +729,6 @@ impl Simulation {
             let ch = self.units[u as usize].channel.idx();
             let c = &mut self.channels[ch];
             let d = self.now.0 - c.busy_since.0;
-            c.busy_ns += d;
             if self.txns[t as usize].is_gc() {
                 self.c.chan_gc_ns += d;
             } else {

@@ -25,9 +25,7 @@ pub(super) struct Rebuild {
 impl Simulation {
     pub(super) fn submit_read(&mut self, slot: u32, lpn: u32) {
         if let Some(v) = self.buffered_version(lpn) {
-            self.c.buffer_hits += 1;
-            self.oracle.check(lpn, v, "flush-buffer read", self.now.0);
-            self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), super::EV_PAGE_DONE, slot);
+            self.serve_from_ram(slot, lpn, v, "flush-buffer read");
             return;
         }
         let ppn = self.ftl.l2p[lpn as usize];
@@ -55,9 +53,15 @@ impl Simulation {
 
     /// A read served from controller memory (its newest data is still waiting to be programmed).
     pub(super) fn dram_hit(&mut self, slot: u32, lpn: u32, ppn: u32) {
-        self.c.buffer_hits += 1;
         let v = self.oracle.page(ppn);
-        self.oracle.check(lpn, v, "DRAM read", self.now.0);
+        self.serve_from_ram(slot, lpn, v, "DRAM read");
+    }
+
+    /// Every read served from controller RAM (in-flight write data or the flush buffer)
+    /// goes through here: counted, checked by the oracle, done after one DRAM access.
+    pub(super) fn serve_from_ram(&mut self, slot: u32, lpn: u32, version: u32, what: &str) {
+        self.c.buffer_hits += 1;
+        self.oracle.check(lpn, version, what, self.now.0);
         if slot != NO_REQ {
             self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), super::EV_PAGE_DONE, slot);
         }

@@ -19,17 +19,31 @@ const LAYOUT: &str = "time dev lsn(sectors) size(sectors) op(1=read,0=write)";
 
 impl LineParser for Ascii {
     fn parse(&self, line: &[u8]) -> Result<Parsed, FieldError> {
-        let mut f: [&[u8]; 5] = [&[]; 5];
-        expect_fields(fields(split_ws(line), &mut f), 5, LAYOUT)?;
-        Ok(Parsed::Record(RawRecord {
-            ts_ns: time_ns(f[0], self.unit_ns, "time")?,
-            volume: uint(f[1], "dev")?,
-            offset: mul(uint(f[2], "lsn")?, 512, "lsn")?,
-            size: mul(uint(f[3], "size")?, 512, "size")?,
-            op: op_code(f[4], 1, 0, "op")?,
-            fingerprint: None,
-        }))
+        parse_five(line, self.unit_ns, &FiveColumns { layout: LAYOUT, addr: "lsn", size_unit: 512 })
     }
+}
+
+/// The five-column `time dev address size op` layout shared by the SSDsim/DiskSim/MQSim
+/// ASCII traces and the flashsim variant: only the names and the size unit differ.
+pub(super) struct FiveColumns {
+    pub layout: &'static str,
+    /// Name of the address column in error messages.
+    pub addr: &'static str,
+    /// Bytes per unit of the size column (512: sectors; 4096: pages).
+    pub size_unit: u64,
+}
+
+pub(super) fn parse_five(line: &[u8], unit_ns: f64, c: &FiveColumns) -> Result<Parsed, FieldError> {
+    let mut f: [&[u8]; 5] = [&[]; 5];
+    expect_fields(fields(split_ws(line), &mut f), 5, c.layout)?;
+    Ok(Parsed::Record(RawRecord {
+        ts_ns: time_ns(f[0], unit_ns, "time")?,
+        volume: uint(f[1], "dev")?,
+        offset: mul(uint(f[2], c.addr)?, 512, c.addr)?,
+        size: mul(uint(f[3], "size")?, c.size_unit, "size")?,
+        op: op_code(f[4], 1, 0, "op")?,
+        fingerprint: None,
+    }))
 }
 
 #[cfg(test)]

@@ -5,28 +5,20 @@
 //! published Financial1 mix).
 
 use super::super::error::FieldError;
-use super::super::fields::{fields, mul, op_code, split_ws, time_ns, uint};
-use super::super::record::{expect_fields, LineParser, Parsed, RawRecord};
+use super::super::record::{LineParser, Parsed};
+use super::ascii::{parse_five, FiveColumns};
 
 pub struct Flashsim {
     /// Nanoseconds per unit of the time column (1e6: milliseconds).
     pub unit_ns: f64,
 }
 
-const LAYOUT: &str = "time_ms dev lba(sectors) size(4KiB pages) op(1=read,0=write)";
+const COLUMNS: FiveColumns =
+    FiveColumns { layout: "time_ms dev lba(sectors) size(4KiB pages) op(1=read,0=write)", addr: "lba", size_unit: 4096 };
 
 impl LineParser for Flashsim {
     fn parse(&self, line: &[u8]) -> Result<Parsed, FieldError> {
-        let mut f: [&[u8]; 5] = [&[]; 5];
-        expect_fields(fields(split_ws(line), &mut f), 5, LAYOUT)?;
-        Ok(Parsed::Record(RawRecord {
-            ts_ns: time_ns(f[0], self.unit_ns, "time")?,
-            volume: uint(f[1], "dev")?,
-            offset: mul(uint(f[2], "lba")?, 512, "lba")?,
-            size: mul(uint(f[3], "size")?, 4096, "size")?,
-            op: op_code(f[4], 1, 0, "op")?,
-            fingerprint: None,
-        }))
+        parse_five(line, self.unit_ns, &COLUMNS)
     }
 }
 
