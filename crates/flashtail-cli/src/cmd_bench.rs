@@ -66,7 +66,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
     }
     if let Some(tib) = a.precondition_tib {
-        if !(tib > 0.0) {
+        if tib.is_nan() || tib <= 0.0 {
             bail!("--precondition-tib must be > 0 (got {tib})");
         }
         cases.push(format!("precondition:{tib}"));

@@ -149,6 +149,7 @@ fn phase_lookup(c: &mut Criterion) {
             buffered: false,
             parity: false,
             parent: u32::MAX,
+            internal: false,
         })
         .collect();
     let mut i = 0usize;

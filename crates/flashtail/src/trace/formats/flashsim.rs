@@ -26,6 +26,7 @@ impl LineParser for Flashsim {
 mod tests {
     use super::*;
     use crate::host::Op;
+    use crate::trace::record::RawRecord;
 
     #[test]
     fn parses_fractional_ms() {
