@@ -44,6 +44,7 @@ fn explore() {
                 long_ns: 20e6,
                 footprint: 0.9,
                 hot_share: 0.2,
+                phase_len: 0,
                 seed: 1,
             }
             .generate(&dev),

@@ -1,13 +1,17 @@
 //! What the RL-GC agent learns, on workloads small enough for CI:
 //! - a phased workload (sparse phases with 15-45 ms gaps, dense ones with 2-6 ms gaps) on a
-//!   one-plane device: after training, its greedy action right after a request in a dense
-//!   phase is no GC, it still spends long gaps on GC, and its p99 write latency is well
-//!   under Lazy-RTGC's (which copies 2 pages after every write, dense phase or not);
+//!   one-plane device where Lazy-RTGC keeps up: after training, its greedy action right after
+//!   a dense-phase request is no GC and its p99 is well under Lazy-RTGC's; at p99.99 it is
+//!   *worse* (the big task after the first request of a dense phase, which looks like any
+//!   request after a long gap; the bound pins today's behaviour);
+//! - the default agent, trained, in the regime the paper describes (a steady-state device
+//!   where Lazy-RTGC falls behind and keeps running intensive GC, phased home1 workload):
+//!   it spends long gaps on GC, rarely needs intensive GC, and its p99.9 and p99.99 are less
+//!   than half Lazy-RTGC's (why: docs/rlgc.md);
+//! - the paper's stochastic policy on a one-plane variant: the same outcome, and its cause
+//!   (near-uniform task sizes, mean ~5 copies);
 //! - a workload without idle time: it stays within a stated factor of Lazy-RTGC;
 //! - requests arriving together invoke the agent once.
-//!
-//! Known gap to the paper (see docs/rlgc.md): at p99.99 the agent is *worse* than
-//! Lazy-RTGC here; the bound below pins today's behaviour so a regression shows.
 mod gc_partial_support;
 use flashtail::gc::partial::{qtable, rlgc::RlGc, Params};
 use flashtail::{HostRequest, Nanos, Op, Simulation, VecSource};
@@ -130,6 +134,221 @@ fn trained_agent_keeps_dense_phases_free_of_gc_and_uses_long_gaps() {
     // Similar erase counts (the paper: about equal to Lazy-RTGC).
     let e = trained.flash.erases as f64 / lazy.flash.erases as f64;
     assert!((0.85..=1.1).contains(&e), "erase ratio {e}");
+}
+
+/// Train on `train`, then replay `test` with the trained table (ε = 0.01 throughout).
+fn train_then_replay(
+    dev: &flashtail::DeviceConfig,
+    scheme: &str,
+    train: Vec<HostRequest>,
+    test: Vec<HostRequest>,
+    seed: u64,
+) -> (flashtail::RunReport, flashtail::RunReport) {
+    let trained_on = run(dev, scheme, train, seed);
+    let mut p = Params {
+        explore_actions: 0,
+        ..Default::default()
+    };
+    if let Some((_, spec)) = scheme.split_once(':') {
+        p.apply("rlgc", spec).unwrap();
+    }
+    let mut agent = RlGc::new(p, false, seed);
+    agent.q.q = q_of(&trained_on).concat();
+    let mut s = flashtail::gc::build_scheme("rlgc", None, seed).unwrap();
+    s.gc = Box::new(agent);
+    let replay = Simulation::new(dev.clone(), s, opts(seed))
+        .unwrap()
+        .run(&mut VecSource::new(test))
+        .unwrap();
+    (trained_on, replay)
+}
+
+fn intensive_entries(r: &flashtail::RunReport) -> u64 {
+    let d = &r.scheme_details;
+    let t = if d["runner"].is_null() {
+        &d["tasks"]
+    } else {
+        &d["runner"]["tasks"]
+    };
+    t["intensive_entries"].as_u64().unwrap()
+}
+
+/// Expected task size when the agent draws ∝ Q in state `s` (negative Q counts as 0).
+fn expected_action(row: &[f64]) -> f64 {
+    let w: Vec<f64> = row.iter().map(|&q| q.max(0.0)).collect();
+    let total: f64 = w.iter().sum();
+    w.iter().enumerate().map(|(a, x)| a as f64 * x).sum::<f64>() / total
+}
+
+/// The issue's claim, in the regime the paper describes (its Fig. 9: Lazy-RTGC "retains 3 or
+/// 4 free blocks" and so keeps running intensive GC): the RL-GC 128 Gb device shrunk to
+/// 2 planes × 128 blocks × 128 pages, preconditioned to steady state (90 % of the logical
+/// space valid, free blocks at the GC threshold), and the paper's home1 row (99 % writes of
+/// 8 KiB, mean interval 85.6 ms) as alternating phases of 100 requests: dense ones 2.5-7.5 ms
+/// apart, sparse ones 83-249 ms apart. Lazy-RTGC's 2 copies per write fall behind, and its
+/// intensive 7-copy tasks queue up in the dense phases. The agent (default: ε-greedy) is
+/// trained on 100 000 requests, then replays a fresh 50 000 with its table. Measured
+/// (seed 1): write p99 / p99.9 / p99.99 7.2 / 12.0 / 14.7 ms vs Lazy-RTGC's 36.5 / 120.5 /
+/// 178.2 ms; intensive entries 3 vs 85; erases 3427 vs 3194. Seeds 2-4: p99.99 0.09-0.26×.
+///
+/// Where the gain comes from (docs/rlgc.md): the reward cannot tell task sizes apart after
+/// a long gap (every size earns the same), so there the greedy choice is whichever Q-value
+/// noise put on top — but any size costs nothing there, and on average it is far above
+/// Lazy-RTGC's 2 copies; after dense-phase requests it has learned smaller tasks.
+#[test]
+fn trained_agent_beats_lazy_rtgc_at_p99_99_where_lazy_rtgc_falls_behind() {
+    let mut dev = small_128gb(128, 128);
+    dev.precondition = flashtail::config::Precondition::Steady {
+        fill: 0.9,
+        free_blocks_margin: 1,
+    };
+    let home1 = |n: usize, seed: u64| {
+        let mut w = OnOff::table1("home1", n, seed).phased(100, 5_000_000.0);
+        w.footprint = 0.9;
+        w.generate(&dev)
+    };
+    let (trained_on, rl) =
+        train_then_replay(&dev, "rlgc", home1(100_000, 1), home1(50_000, 101), 1);
+    let lazy = run(&dev, "lazy-rtgc", home1(50_000, 101), 1);
+    let ms = |x: u64| x as f64 / 1e6;
+    eprintln!(
+        "write p99 / p99.9 / p99.99 (ms): trained rlgc {:.1} / {:.1} / {:.1}, lazy-rtgc {:.1} / {:.1} / {:.1}; intensive entries {} vs {}; erases {} vs {}",
+        ms(rl.writes.p99_ns), ms(rl.writes.p99_9_ns), ms(rl.writes.p99_99_ns),
+        ms(lazy.writes.p99_ns), ms(lazy.writes.p99_9_ns), ms(lazy.writes.p99_99_ns),
+        intensive_entries(&rl), intensive_entries(&lazy), rl.flash.erases, lazy.flash.erases
+    );
+    assert_eq!((rl.integrity.violations, lazy.integrity.violations), (0, 0));
+    // After a request that came >= 63 ms after the previous one (current-interval bins 15
+    // and 16: sparse-phase gaps), the greedy task, weighted by how often each such state was
+    // seen, is larger than Lazy-RTGC's 2 copies: the long gaps are spent on GC.
+    let q = q_of(&trained_on);
+    let visits = |s: usize| {
+        trained_on.scheme_details["state_visits"][s]
+            .as_u64()
+            .unwrap() as f64
+    };
+    let (mut copies, mut seen) = (0.0, 0.0);
+    for bin in [15, 16] {
+        for prev_action in [0, 10] {
+            let s = qtable::state(
+                1_000_000,
+                qtable::CUR_EDGES_NS[bin - 1],
+                prev_action,
+                10,
+                100_000,
+            );
+            copies += argmax(&q[s]) as f64 * visits(s);
+            seen += visits(s);
+        }
+    }
+    assert!(seen > 10_000.0, "{seen} decisions after long gaps");
+    assert!(
+        copies / seen > 2.0,
+        "mean greedy task after a long gap: {:.2}",
+        copies / seen
+    );
+    // The mechanism: it rarely needs intensive GC, Lazy-RTGC again and again.
+    assert!(
+        4 * intensive_entries(&rl) < intensive_entries(&lazy),
+        "intensive entries {} vs {}",
+        intensive_entries(&rl),
+        intensive_entries(&lazy)
+    );
+    // The result: the tail is less than half Lazy-RTGC's, at p99.9 and p99.99 ...
+    assert!(
+        2 * rl.writes.p99_99_ns < lazy.writes.p99_99_ns,
+        "p99.99 {} vs {}",
+        rl.writes.p99_99_ns,
+        lazy.writes.p99_99_ns
+    );
+    assert!(
+        2 * rl.writes.p99_9_ns < lazy.writes.p99_9_ns,
+        "p99.9 {} vs {}",
+        rl.writes.p99_9_ns,
+        lazy.writes.p99_9_ns
+    );
+    // ... for a few more erases (it collects fuller victims earlier).
+    let e = rl.flash.erases as f64 / lazy.flash.erases as f64;
+    assert!((1.0..=1.15).contains(&e), "erase ratio {e:.3}");
+}
+
+/// The paper's stochastic policy (`policy=proportional`) in the same kind of regime, on a
+/// one-plane device with 32-page blocks: phases of 100 writes 75-225 ms apart alternate with
+/// phases of 100 writes 2.5-7.5 ms apart, 90 % of the space written, so that Lazy-RTGC's
+/// 2 copies per write cannot keep up and it keeps falling into intensive GC (7-copy tasks
+/// after every write, ~6.3 ms, which queue up in the dense phases). The trained agent spends
+/// the long gaps on GC, never needs intensive GC, and its tail is shorter. Measured (seed 1): write p99.99 31.8 vs 50.1 ms, p99.9 28.6 vs
+/// 41.7 ms, intensive entries 0 vs 101, erases 3025 vs 2377.
+///
+/// What this does *not* show (docs/rlgc.md): that the gain comes from learned timing. Its
+/// Q-values differ by ~10 % between task sizes, so ∝ Q draws sizes almost uniformly (mean
+/// ~5 copies, in dense phases too); a fixed 4-copy Lazy-RTGC task (`lazy-rtgc:copies=4`)
+/// gives 8.9 ms at p99.99 on the same trace, idle-es 12.8 ms.
+#[test]
+fn stochastic_policy_spends_long_gaps_on_gc_and_beats_lazy_rtgc_at_p99_99() {
+    let dev = one_plane();
+    let train = phased(60_000, 100, 150_000_000, 100, 5_000_000, &dev, 0.9, 1);
+    let test = phased(30_000, 100, 150_000_000, 100, 5_000_000, &dev, 0.9, 101);
+    let (trained_on, rl) =
+        train_then_replay(&dev, "rlgc:policy=proportional", train, test.clone(), 1);
+    let lazy = run(&dev, "lazy-rtgc", test, 1);
+    let ms = |x: u64| x as f64 / 1e6;
+    eprintln!(
+        "write p99 / p99.9 / p99.99 (ms): trained rlgc {:.1} / {:.1} / {:.1}, lazy-rtgc {:.1} / {:.1} / {:.1}; intensive entries {} vs {}; erases {} vs {}",
+        ms(rl.writes.p99_ns), ms(rl.writes.p99_9_ns), ms(rl.writes.p99_99_ns),
+        ms(lazy.writes.p99_ns), ms(lazy.writes.p99_9_ns), ms(lazy.writes.p99_99_ns),
+        intensive_entries(&rl), intensive_entries(&lazy), rl.flash.erases, lazy.flash.erases
+    );
+    assert_eq!((rl.integrity.violations, lazy.integrity.violations), (0, 0));
+    // After a request 75-225 ms after the previous one (current-interval bins 14-16) the
+    // task it draws is, on average, more than twice Lazy-RTGC's 2 copies.
+    let q = q_of(&trained_on);
+    let visits = |s: usize| {
+        trained_on.scheme_details["state_visits"][s]
+            .as_u64()
+            .unwrap()
+    };
+    let mut sparse = Vec::new();
+    for prev_action in [0, 10] {
+        for bin in 14..=16 {
+            let s = qtable::state(
+                1_000_000,
+                qtable::CUR_EDGES_NS[bin - 1],
+                prev_action,
+                10,
+                100_000,
+            );
+            if visits(s) >= 100 {
+                sparse.push(expected_action(&q[s]));
+            }
+        }
+    }
+    assert!(sparse.len() >= 2, "long-gap states visited: {sparse:?}");
+    let mean_sparse = sparse.iter().sum::<f64>() / sparse.len() as f64;
+    assert!(
+        mean_sparse > 4.0,
+        "expected task after a long gap: {sparse:?}"
+    );
+    // The mechanism: no intensive GC for the agent, Lazy-RTGC in it again and again.
+    assert!(
+        intensive_entries(&rl) <= 5 && intensive_entries(&lazy) >= 50,
+        "intensive entries {} vs {}",
+        intensive_entries(&rl),
+        intensive_entries(&lazy)
+    );
+    // The result: a shorter tail at p99.9 and p99.99.
+    assert!(
+        rl.writes.p99_99_ns * 10 < lazy.writes.p99_99_ns * 9,
+        "p99.99 {} vs {}",
+        rl.writes.p99_99_ns,
+        lazy.writes.p99_99_ns
+    );
+    assert!(
+        rl.writes.p99_9_ns * 10 < lazy.writes.p99_9_ns * 9,
+        "p99.9 {} vs {}",
+        rl.writes.p99_9_ns,
+        lazy.writes.p99_9_ns
+    );
 }
 
 #[test]

@@ -46,6 +46,10 @@ pub struct OnOff {
     pub footprint: f64,
     /// Share of accesses that go to the hottest 20% of the footprint.
     pub hot_share: f64,
+    /// 0: i.i.d. on/off gaps (bursts). N > 0: alternating phases of N requests, sparse
+    /// (gaps uniform in ±50 % around `long_ns`) then dense (around `short_ns`), so the gap
+    /// just seen predicts the next one, as RL-GC's state assumes.
+    pub phase_len: usize,
     pub seed: u64,
 }
 
@@ -81,8 +85,21 @@ impl OnOff {
             long_ns: long,
             footprint: 0.6,
             hot_share: 0.8,
+            phase_len: 0,
             seed,
         }
+    }
+
+    /// The same row as alternating sparse/dense phases of `len` requests, dense gaps around
+    /// `short_ns`, sparse ones sized so the mean interval still matches the table.
+    pub fn phased(mut self, len: usize, short_ns: f64) -> OnOff {
+        if self.p_long > 0.0 {
+            let mean = (1.0 - self.p_long) * self.short_ns + self.p_long * self.long_ns;
+            self.short_ns = short_ns;
+            self.long_ns = 2.0 * mean - short_ns;
+        }
+        self.phase_len = len;
+        self
     }
 
     pub fn generate(&self, dev: &DeviceConfig) -> Vec<HostRequest> {
@@ -93,12 +110,18 @@ impl OnOff {
         let mut t = 0f64;
         let mut out = Vec::with_capacity(self.requests);
         for _ in 0..self.requests {
-            let mean = if rng.gen::<f64>() < self.p_long {
-                self.long_ns
+            if let Some(phase) = out.len().checked_div(self.phase_len) {
+                let sparse = phase.is_multiple_of(2) && self.p_long > 0.0;
+                let mean = if sparse { self.long_ns } else { self.short_ns };
+                t += mean * rng.gen_range(0.5..1.5);
             } else {
-                self.short_ns
-            };
-            t += -mean * (1.0 - rng.gen::<f64>()).ln();
+                let mean = if rng.gen::<f64>() < self.p_long {
+                    self.long_ns
+                } else {
+                    self.short_ns
+                };
+                t += -mean * (1.0 - rng.gen::<f64>()).ln();
+            }
             // Geometric size in 4 KiB chunks with the requested mean.
             let mut n = 1u64;
             while rng.gen::<f64>() > 1.0 / mean_chunks && n < 64 {

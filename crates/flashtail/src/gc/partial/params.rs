@@ -46,9 +46,10 @@ pub struct Params {
     /// with 0 and mostly positive rewards, the greedy policy sticks to whichever action it
     /// tried first in a state, since untried actions keep looking worse than any tried one.
     pub q_init: Option<f64>,
-    /// Exploitation rule: false = greedy (argmax Q, as the spec's ε-greedy), true = the
-    /// paper's footnote-2 stochastic policy (action drawn with probability ∝ Q, negative
-    /// values counted as 0). ε-exploration applies either way.
+    /// Exploitation rule: false (default) = greedy argmax, the spec's ε-greedy; true =
+    /// `policy=proportional`, the stochastic policy of the paper's footnote 2 (action drawn
+    /// with probability ∝ Q, negative values counted as 0), which the paper says its own
+    /// experiments used. ε-exploration applies either way. docs/rlgc.md compares the two.
     pub proportional: bool,
     /// ε during the first `explore_actions` agent decisions ...
     pub eps_start: f64,
@@ -242,13 +243,15 @@ mod tests {
         let mut p = Params::default();
         p.apply(
             "rlgc",
-            "t_gc=20, max_copies=8,read_gc=true+alpha=0.5,policy=proportional",
+            "t_gc=20, max_copies=8,read_gc=true+alpha=0.5,policy=greedy",
         )
         .unwrap();
         assert_eq!(
             (p.t_gc, p.max_copies, p.read_gc, p.alpha, p.proportional),
-            (Some(20), 8, true, 0.5, true)
+            (Some(20), 8, true, 0.5, false)
         );
+        p.apply("rlgc", "policy=proportional").unwrap();
+        assert!(p.proportional);
         assert!(p
             .apply("rlgc", "policy=softmax")
             .unwrap_err()
