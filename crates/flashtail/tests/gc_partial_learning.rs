@@ -351,6 +351,12 @@ fn stochastic_policy_spends_long_gaps_on_gc_and_beats_lazy_rtgc_at_p99_99() {
     );
 }
 
+/// Without idle time the agent is *worse* than Lazy-RTGC, not "no worse" as the issue
+/// expected: measured p99.99 35.1 vs 20.1 ms here (1.75x); after training on 60 000 requests
+/// and replaying a fresh trace, 82 vs 19 ms (58 ms with ε = 0; `q_init=0`, α = 0.1 or a
+/// 10 000-sample reward window do not close it). Every state looks the same under a steady
+/// load, the reward thresholds follow the backlog the agent's own large tasks build, and its
+/// table never settles on small tasks (docs/rlgc.md). This bound pins today's behaviour.
 #[test]
 fn without_idle_time_it_stays_within_a_factor_two_of_lazy_rtgc() {
     // 8 KiB writes every 0.45-1.35 ms, 2 planes: no idle time to exploit.
