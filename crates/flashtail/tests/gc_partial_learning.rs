@@ -95,18 +95,7 @@ fn trained_agent_keeps_dense_phases_free_of_gc_and_uses_long_gaps() {
 
     // Replay a fresh trace of the same kind with the trained table (ε = 0.01 throughout).
     let test = phased(30_000, 200, 30_000_000, 200, 4_000_000, &dev, 0.6, 2);
-    let p = Params {
-        explore_actions: 0,
-        ..Default::default()
-    };
-    let mut agent = RlGc::new(p, false, 1);
-    agent.q.q = q.concat();
-    let mut s = flashtail::gc::build_scheme("rlgc", None, 1).unwrap();
-    s.gc = Box::new(agent);
-    let trained = Simulation::new(dev.clone(), s, opts(1))
-        .unwrap()
-        .run(&mut VecSource::new(test.clone()))
-        .unwrap();
+    let trained = replay_with_table(&dev, "rlgc", q.concat(), test.clone(), 1);
     let lazy = run(&dev, "lazy-rtgc", test, 1);
     eprintln!(
         "write p99 / p99.99 (µs): trained rlgc {} / {}, lazy-rtgc {} / {}",
@@ -136,15 +125,14 @@ fn trained_agent_keeps_dense_phases_free_of_gc_and_uses_long_gaps() {
     assert!((0.85..=1.1).contains(&e), "erase ratio {e}");
 }
 
-/// Train on `train`, then replay `test` with the trained table (ε = 0.01 throughout).
-fn train_then_replay(
+/// Replay `test` with a trained Q-table (ε = 0.01 throughout); `scheme` may carry overrides.
+fn replay_with_table(
     dev: &flashtail::DeviceConfig,
     scheme: &str,
-    train: Vec<HostRequest>,
+    q: Vec<f64>,
     test: Vec<HostRequest>,
     seed: u64,
-) -> (flashtail::RunReport, flashtail::RunReport) {
-    let trained_on = run(dev, scheme, train, seed);
+) -> flashtail::RunReport {
     let mut p = Params {
         explore_actions: 0,
         ..Default::default()
@@ -153,14 +141,71 @@ fn train_then_replay(
         p.apply("rlgc", spec).unwrap();
     }
     let mut agent = RlGc::new(p, false, seed);
-    agent.q.q = q_of(&trained_on).concat();
+    agent.q.q = q;
     let mut s = flashtail::gc::build_scheme("rlgc", None, seed).unwrap();
     s.gc = Box::new(agent);
-    let replay = Simulation::new(dev.clone(), s, opts(seed))
+    Simulation::new(dev.clone(), s, opts(seed))
         .unwrap()
         .run(&mut VecSource::new(test))
-        .unwrap();
+        .unwrap()
+}
+
+/// Train on `train`, then replay `test` with the trained table.
+fn train_then_replay(
+    dev: &flashtail::DeviceConfig,
+    scheme: &str,
+    train: Vec<HostRequest>,
+    test: Vec<HostRequest>,
+    seed: u64,
+) -> (flashtail::RunReport, flashtail::RunReport) {
+    let trained_on = run(dev, scheme, train, seed);
+    let replay = replay_with_table(dev, scheme, q_of(&trained_on).concat(), test, seed);
     (trained_on, replay)
+}
+
+/// Print the two runs' write tails, intensive entries and erases; check both kept the data.
+fn compare_tails(rl: &flashtail::RunReport, lazy: &flashtail::RunReport) {
+    let ms = |x: u64| x as f64 / 1e6;
+    let tails = |r: &flashtail::RunReport| {
+        format!(
+            "{:.1} / {:.1} / {:.1}",
+            ms(r.writes.p99_ns),
+            ms(r.writes.p99_9_ns),
+            ms(r.writes.p99_99_ns)
+        )
+    };
+    eprintln!(
+        "write p99 / p99.9 / p99.99 (ms): trained rlgc {}, lazy-rtgc {}; intensive entries {} vs {}; erases {} vs {}",
+        tails(rl),
+        tails(lazy),
+        intensive_entries(rl),
+        intensive_entries(lazy),
+        rl.flash.erases,
+        lazy.flash.erases
+    );
+    assert_eq!((rl.integrity.violations, lazy.integrity.violations), (0, 0));
+}
+
+/// Decision states after a request whose current interval fell in `bins` (previous interval
+/// long, either previous action), with how often each was visited.
+fn states_after(
+    r: &flashtail::RunReport,
+    bins: std::ops::RangeInclusive<usize>,
+) -> Vec<(usize, u64)> {
+    let mut v = Vec::new();
+    for bin in bins {
+        for prev_action in [0, 10] {
+            let s = qtable::state(
+                1_000_000,
+                qtable::CUR_EDGES_NS[bin - 1],
+                prev_action,
+                10,
+                100_000,
+            );
+            v.push((s, r.scheme_details["state_visits"][s].as_u64().unwrap()));
+        }
+    }
+    v
 }
 
 fn intensive_entries(r: &flashtail::RunReport) -> u64 {
@@ -210,36 +255,15 @@ fn trained_agent_beats_lazy_rtgc_at_p99_99_where_lazy_rtgc_falls_behind() {
     let (trained_on, rl) =
         train_then_replay(&dev, "rlgc", home1(100_000, 1), home1(50_000, 101), 1);
     let lazy = run(&dev, "lazy-rtgc", home1(50_000, 101), 1);
-    let ms = |x: u64| x as f64 / 1e6;
-    eprintln!(
-        "write p99 / p99.9 / p99.99 (ms): trained rlgc {:.1} / {:.1} / {:.1}, lazy-rtgc {:.1} / {:.1} / {:.1}; intensive entries {} vs {}; erases {} vs {}",
-        ms(rl.writes.p99_ns), ms(rl.writes.p99_9_ns), ms(rl.writes.p99_99_ns),
-        ms(lazy.writes.p99_ns), ms(lazy.writes.p99_9_ns), ms(lazy.writes.p99_99_ns),
-        intensive_entries(&rl), intensive_entries(&lazy), rl.flash.erases, lazy.flash.erases
-    );
-    assert_eq!((rl.integrity.violations, lazy.integrity.violations), (0, 0));
+    compare_tails(&rl, &lazy);
     // After a request that came >= 63 ms after the previous one (current-interval bins 15
     // and 16: sparse-phase gaps), the greedy task, weighted by how often each such state was
     // seen, is larger than Lazy-RTGC's 2 copies: the long gaps are spent on GC.
     let q = q_of(&trained_on);
-    let visits = |s: usize| {
-        trained_on.scheme_details["state_visits"][s]
-            .as_u64()
-            .unwrap() as f64
-    };
     let (mut copies, mut seen) = (0.0, 0.0);
-    for bin in [15, 16] {
-        for prev_action in [0, 10] {
-            let s = qtable::state(
-                1_000_000,
-                qtable::CUR_EDGES_NS[bin - 1],
-                prev_action,
-                10,
-                100_000,
-            );
-            copies += argmax(&q[s]) as f64 * visits(s);
-            seen += visits(s);
-        }
+    for (s, visits) in states_after(&trained_on, 15..=16) {
+        copies += (argmax(&q[s]) as u64 * visits) as f64;
+        seen += visits as f64;
     }
     assert!(seen > 10_000.0, "{seen} decisions after long gaps");
     assert!(
@@ -292,37 +316,15 @@ fn stochastic_policy_spends_long_gaps_on_gc_and_beats_lazy_rtgc_at_p99_99() {
     let (trained_on, rl) =
         train_then_replay(&dev, "rlgc:policy=proportional", train, test.clone(), 1);
     let lazy = run(&dev, "lazy-rtgc", test, 1);
-    let ms = |x: u64| x as f64 / 1e6;
-    eprintln!(
-        "write p99 / p99.9 / p99.99 (ms): trained rlgc {:.1} / {:.1} / {:.1}, lazy-rtgc {:.1} / {:.1} / {:.1}; intensive entries {} vs {}; erases {} vs {}",
-        ms(rl.writes.p99_ns), ms(rl.writes.p99_9_ns), ms(rl.writes.p99_99_ns),
-        ms(lazy.writes.p99_ns), ms(lazy.writes.p99_9_ns), ms(lazy.writes.p99_99_ns),
-        intensive_entries(&rl), intensive_entries(&lazy), rl.flash.erases, lazy.flash.erases
-    );
-    assert_eq!((rl.integrity.violations, lazy.integrity.violations), (0, 0));
+    compare_tails(&rl, &lazy);
     // After a request 75-225 ms after the previous one (current-interval bins 14-16) the
     // task it draws is, on average, more than twice Lazy-RTGC's 2 copies.
     let q = q_of(&trained_on);
-    let visits = |s: usize| {
-        trained_on.scheme_details["state_visits"][s]
-            .as_u64()
-            .unwrap()
-    };
-    let mut sparse = Vec::new();
-    for prev_action in [0, 10] {
-        for bin in 14..=16 {
-            let s = qtable::state(
-                1_000_000,
-                qtable::CUR_EDGES_NS[bin - 1],
-                prev_action,
-                10,
-                100_000,
-            );
-            if visits(s) >= 100 {
-                sparse.push(expected_action(&q[s]));
-            }
-        }
-    }
+    let sparse: Vec<f64> = states_after(&trained_on, 14..=16)
+        .into_iter()
+        .filter(|&(_, visits)| visits >= 100)
+        .map(|(s, _)| expected_action(&q[s]))
+        .collect();
     assert!(sparse.len() >= 2, "long-gap states visited: {sparse:?}");
     let mean_sparse = sparse.iter().sum::<f64>() / sparse.len() as f64;
     assert!(
