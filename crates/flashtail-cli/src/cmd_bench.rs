@@ -141,7 +141,7 @@ fn run_workload(scheme: &str, oracle: bool, requests: u64) -> anyhow::Result<Val
     let mut src = flashtail::workload::Generator::new(cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
     let t0 = Instant::now();
     let scheme_def = build_scheme(scheme, None, SEED).map_err(anyhow::Error::msg)?;
-    let sim = Simulation::new(dev, scheme_def, SimOptions { seed: SEED, oracle, check_every: 0, progress: None })?;
+    let sim = Simulation::new(dev, scheme_def, SimOptions { seed: SEED, oracle, check_every: 0, progress: None, latency: Default::default() })?;
     let report = sim.run(&mut src)?;
     let total = t0.elapsed().as_secs_f64();
     Ok(json!({
@@ -177,7 +177,7 @@ fn precondition_only(tib: f64) -> anyhow::Result<Value> {
     let pages = dev.geometry.total_pages_u64();
     let t0 = Instant::now();
     let scheme = build_scheme("base", None, SEED).map_err(anyhow::Error::msg)?;
-    let sim = Simulation::new(dev, scheme, SimOptions { seed: SEED, oracle: false, check_every: 0, progress: None })?;
+    let sim = Simulation::new(dev, scheme, SimOptions { seed: SEED, oracle: false, check_every: 0, progress: None, latency: Default::default() })?;
     let total = t0.elapsed().as_secs_f64();
     let mapped = sim.ftl().l2p.iter().filter(|&&p| p != flashtail::ftl::NONE).count();
     Ok(json!({

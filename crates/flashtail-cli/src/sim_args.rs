@@ -40,6 +40,11 @@ pub struct RunOptions {
     /// Turn the integrity oracle off (faster, less memory; not recommended).
     #[arg(long)]
     pub no_oracle: bool,
+    /// Latency recording: `exact` keeps every sample (8 bytes a request, every percentile
+    /// exact); `tail` keeps memory bounded for very long runs (exact from p99 up, body
+    /// percentiles within 0.1 %).
+    #[arg(long, default_value = "exact", value_parser = ["exact", "tail"])]
+    pub latency: String,
     /// Leave wall time, memory and speed out of written files (zeroed), so identical inputs
     /// and seed give byte-identical outputs.
     #[arg(long)]
@@ -54,6 +59,7 @@ impl RunOptions {
             victim: self.victim.clone(),
             seed: self.seed,
             oracle: !self.no_oracle,
+            latency: self.latency.parse().unwrap_or_default(),
         }
     }
 }

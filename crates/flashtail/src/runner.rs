@@ -22,6 +22,8 @@ pub struct RunSpec {
     pub victim: Option<String>,
     pub seed: u64,
     pub oracle: bool,
+    /// Latency recording: exact (every sample) or tail (bounded memory, exact from p99 up).
+    pub latency: crate::stats::LatencyMode,
 }
 
 /// Why a run could not be done.
@@ -38,7 +40,7 @@ pub enum RunError {
 /// Run one scheme.
 pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Progress>>) -> Result<RunReport, RunError> {
     let scheme = build_scheme(&spec.scheme, spec.victim.as_deref(), spec.seed).map_err(RunError::Config)?;
-    let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone() };
+    let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone(), latency: spec.latency };
     let sim = Simulation::new(spec.device.clone(), scheme, opts)?;
     let out = sim.run(src);
     if let Some(p) = progress {

@@ -29,6 +29,7 @@ fn summary(count: u64, base_ns: u64, scale: f64) -> LatencySummary {
         samples_at_or_above: [("p99".to_string(), count / 100), ("p99_99".into(), 10)].into(),
         exact: true,
         relative_error: 0.0,
+        exact_from_quantile: None,
     }
 }
 

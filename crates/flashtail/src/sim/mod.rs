@@ -14,6 +14,7 @@ pub use engine::Simulation;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use crate::stats::LatencyMode;
 
 /// Knobs of one run that are not part of the device or the scheme.
 #[derive(Clone, Debug)]
@@ -25,11 +26,14 @@ pub struct SimOptions {
     pub check_every: u64,
     /// Live progress for a progress bar.
     pub progress: Option<Arc<Progress>>,
+    /// How latencies are kept: every sample (exact percentiles) or bounded memory with an
+    /// exact tail (see `stats::latency`).
+    pub latency: LatencyMode,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { seed: 1, oracle: true, check_every: 0, progress: None }
+        SimOptions { seed: 1, oracle: true, check_every: 0, progress: None, latency: LatencyMode::Exact }
     }
 }
 

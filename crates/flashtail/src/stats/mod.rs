@@ -2,5 +2,5 @@
 pub mod latency;
 pub mod process;
 pub mod report;
-pub use latency::LatencyRecorder;
+pub use latency::{LatencyMode, LatencyRecorder};
 pub use report::*;

@@ -27,6 +27,10 @@ pub struct LatencySummary {
     /// (then `relative_error` bounds them).
     pub exact: bool,
     pub relative_error: f64,
+    /// With `exact` false (latency mode `tail`): values at quantiles at or above this one
+    /// (rank ≥ this × count) are exact; those below come from the histogram.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact_from_quantile: Option<f64>,
 }
 
 /// Points of an empirical CDF, dense in the tail: `(latency_ns, fraction <= latency)`.

@@ -177,6 +177,7 @@ pub fn opts(seed: u64) -> SimOptions {
         oracle: true,
         check_every: 2000,
         progress: None,
+        latency: Default::default(),
     }
 }
 

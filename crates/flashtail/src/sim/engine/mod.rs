@@ -17,7 +17,7 @@ use crate::scheduler::txn::NO_REQ;
 use crate::scheduler::unit::IDLE;
 use crate::scheduler::events::EventQueue;
 use crate::scheduler::{Cause, Phase, PhaseCosts, Txn, TxnKind, Unit};
-use crate::stats::{self, FlashCounts, FreeBlocksSample, IntegrityReport, LatencyRecorder, RunCost, RunReport, WaitBreakdown};
+use crate::stats::{self, FlashCounts, FreeBlocksSample, IntegrityReport, LatencyMode, LatencyRecorder, RunCost, RunReport, WaitBreakdown};
 use crate::units::{BlockId, Lpn, Nanos, PlaneId, Ppn};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::Ordering;
@@ -109,6 +109,8 @@ pub struct Simulation {
     buffer_wait: VecDeque<(u32, Vec<u32>, Nanos)>,
     reads: LatencyRecorder,
     writes: LatencyRecorder,
+    /// Every latency again, in `Tail` latency mode only (see `stats::latency::finish_three`).
+    all: Option<LatencyRecorder>,
     c: Counters,
     free_samples: Vec<FreeBlocksSample>,
     sample_every: u64,
@@ -199,8 +201,9 @@ impl Simulation {
             stalled: vec![VecDeque::new(); planes],
             buffer_used: 0,
             buffer_wait: VecDeque::new(),
-            reads: LatencyRecorder::default(),
-            writes: LatencyRecorder::default(),
+            reads: LatencyRecorder::new(opts.latency),
+            writes: LatencyRecorder::new(opts.latency),
+            all: (opts.latency == LatencyMode::Tail).then(|| LatencyRecorder::new(LatencyMode::Tail)),
             c: Counters::default(),
             free_samples: Vec::new(),
             sample_every: 1_000_000,
@@ -403,6 +406,9 @@ impl Simulation {
         match op {
             Op::Read => self.reads.record(lat),
             Op::Write => self.writes.record(lat),
+        }
+        if let Some(all) = &mut self.all {
+            all.record(lat);
         }
         for (acc, w) in self.c.wait_ns.iter_mut().zip(wait) {
             *acc += w;
@@ -942,7 +948,7 @@ impl Simulation {
     fn report(mut self, wall: f64, workload: String, notes: Vec<(String, String)>) -> RunReport {
         self.sample_free();
         let [(reads, cdf_reads), (writes, cdf_writes), (all, cdf_all)] =
-            stats::latency::finish_three(std::mem::take(&mut self.reads), std::mem::take(&mut self.writes));
+            stats::latency::finish_three(std::mem::take(&mut self.reads), std::mem::take(&mut self.writes), self.all.take());
         let c = &self.c;
         let programmed = c.host_pages_programmed + c.gc_pages_programmed + c.parity_pages_programmed;
         let mut extra = BTreeMap::new();
