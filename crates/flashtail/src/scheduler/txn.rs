@@ -35,6 +35,31 @@ pub enum Phase {
 
 pub const NO_REQ: u32 = u32::MAX;
 
+/// A phase as the engine's event loop consumes it: flags and a duration instead of an enum.
+/// The engine runs array and controller phases alike and treats transfers apart; a `match`
+/// on [`Phase`] compiled to an indirect jump whose target is close to random from one event
+/// to the next (which unit's phase ends next is), and its mispredictions were a large share
+/// of the per-event cost. With flags the engine can take the channel without branching.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// How long the phase holds the unit (0 when `done`).
+    pub dur: Nanos,
+    /// A channel transfer ([`Phase::Xfer`]).
+    pub xfer: bool,
+    /// No phase left: the transaction is complete.
+    pub done: bool,
+}
+
+impl Step {
+    pub fn of(phase: Option<Phase>) -> Step {
+        match phase {
+            None => Step { dur: Nanos::ZERO, xfer: false, done: true },
+            Some(Phase::Xfer(d)) => Step { dur: d, xfer: true, done: false },
+            Some(Phase::Array(d)) | Some(Phase::Ctrl(d)) => Step { dur: d, xfer: false, done: false },
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Txn {
     pub kind: TxnKind,
@@ -86,6 +111,8 @@ pub struct PhaseCosts {
     /// fixed, so a lookup replaces the per-call match (whose jump is poorly predicted).
     /// Indexed by `TxnKind as usize`, then phase (index 5 and beyond: done).
     fixed: Option<[[Option<Phase>; 6]; 5]>,
+    /// The same table as [`Step`]s.
+    fixed_steps: Option<[[Step; 6]; 5]>,
 }
 
 impl PhaseCosts {
@@ -101,6 +128,7 @@ impl PhaseCosts {
             pages_per_block: geo.pages_per_block,
             bits_per_cell: geo.bits_per_cell,
             fixed: None,
+            fixed_steps: None,
         };
         if geo.bits_per_cell <= 1 {
             let kinds = [TxnKind::Read, TxnKind::Write, TxnKind::GcCopy, TxnKind::GcCopyback, TxnKind::Erase];
@@ -112,6 +140,7 @@ impl PhaseCosts {
                 }
             }
             c.fixed = Some(fixed);
+            c.fixed_steps = Some(fixed.map(|phases| phases.map(Step::of)));
         }
         c
     }
@@ -141,6 +170,21 @@ impl Txn {
         match &c.fixed {
             Some(table) => table[self.kind as usize][usize::from(i).min(5)],
             None => self.phase_by_kind(i, c),
+        }
+    }
+
+    /// The current phase (index `self.phase`) as a [`Step`].
+    #[inline]
+    pub fn step(&self, c: &PhaseCosts) -> Step {
+        self.step_at(self.phase, c)
+    }
+
+    /// The `i`-th phase as a [`Step`].
+    #[inline]
+    pub fn step_at(&self, i: u8, c: &PhaseCosts) -> Step {
+        match &c.fixed_steps {
+            Some(table) => table[self.kind as usize][usize::from(i).min(5)],
+            None => Step::of(self.phase_by_kind(i, c)),
         }
     }
 

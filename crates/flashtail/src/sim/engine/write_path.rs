@@ -25,7 +25,7 @@ impl Simulation {
     }
 
     /// Submit data pages, then one parity page per stripe they touch (RAIN).
-    fn submit_batch(&mut self, slot: u32, lpns: &[u32], buffered: bool) {
+    pub(super) fn submit_batch(&mut self, slot: u32, lpns: &[u32], buffered: bool) {
         let mut last_stripe = u32::MAX;
         for (i, &lpn) in lpns.iter().enumerate() {
             if slot != NO_REQ {
