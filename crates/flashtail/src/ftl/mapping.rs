@@ -67,6 +67,15 @@ impl Ftl {
         }
     }
 
+    /// Start loading the reverse-map entry (owner LPN) of a physical page: GC reads it when
+    /// it moves the page, and a victim block's entries have long left the caches.
+    #[inline]
+    pub fn prefetch_owner(&self, ppn: Ppn) {
+        if let Some(e) = self.p2l.get(ppn.idx()) {
+            prefetch(e);
+        }
+    }
+
     /// Allocate a page on a plane's frontier (see [`BlockTable::allocate`]).
     #[inline]
     pub fn allocate(&mut self, plane: PlaneId, stream: Stream, reserve: u32) -> Option<(Ppn, bool)> {
