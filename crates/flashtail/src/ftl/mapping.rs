@@ -90,7 +90,8 @@ impl Ftl {
         self.p2l[ppn.idx()] = lpn.0;
         let i = ppn.idx();
         self.valid_bits[i / 64] |= 1 << (i % 64);
-        self.blocks.valid[self.geo.block_of(ppn).idx()] += 1;
+        let b = self.blocks.locate(ppn).0;
+        self.blocks.valid[b] += 1;
     }
 
     /// Drop `lpn`'s mapping (its page becomes invalid).
@@ -101,7 +102,7 @@ impl Ftl {
             self.p2l[old as usize] = NONE;
             let i = old as usize;
             self.valid_bits[i / 64] &= !(1 << (i % 64));
-            let b = self.geo.block_of(Ppn(old)).idx();
+            let b = self.blocks.locate(Ppn(old)).0;
             debug_assert!(self.blocks.valid[b] > 0);
             self.blocks.valid[b] -= 1;
             self.l2p[lpn.idx()] = NONE;

@@ -131,6 +131,11 @@ pub struct Simulation {
     soft: u32,
     hard: u32,
     page_bytes: u64,
+    /// log2 of the page size when it is a power of two (see `page_index`).
+    page_shift: Option<u32>,
+    /// `Geometry::static_plane` of ids `0..planes()`: the striping repeats with that period,
+    /// and the direct computation takes six divisions per written page.
+    static_planes: Vec<PlaneId>,
     precond: PreconditionSummary,
     precond_secs: f64,
     first_arrival: Option<Nanos>,
@@ -224,6 +229,8 @@ impl Simulation {
             soft,
             hard,
             page_bytes: geo.page_size as u64,
+            page_shift: geo.page_size.is_power_of_two().then(|| geo.page_size.trailing_zeros()),
+            static_planes: (0..geo.planes()).map(|l| geo.static_plane(Lpn(l))).collect(),
             precond,
             precond_secs,
             first_arrival: None,
@@ -324,8 +331,8 @@ impl Simulation {
     /// due before it: those are random accesses into arrays far larger than the caches.
     fn prefetch_request(&self, r: &HostRequest) {
         let lp = self.ftl.logical_pages as u64;
-        let first = (r.offset / self.page_bytes % lp) as u32;
-        let last = ((r.offset + r.size.max(1) - 1) / self.page_bytes % lp) as u32;
+        let first = wrap_page(self.page_index(r.offset), lp);
+        let last = wrap_page(self.page_index(r.offset + r.size.max(1) - 1), lp);
         for l in [first, last] {
             self.ftl.prefetch(l);
             self.oracle.prefetch(l);
@@ -369,6 +376,26 @@ impl Simulation {
 
     // ----- host requests ------------------------------------------------------------
 
+    /// The plane of logical id `id` under static striping (`Geometry::static_plane`).
+    #[inline]
+    fn static_plane(&self, id: u32) -> PlaneId {
+        let n = self.static_planes.len() as u32;
+        let i = if n.is_power_of_two() { id & (n - 1) } else { id % n };
+        let p = self.static_planes[i as usize];
+        debug_assert_eq!(p, self.ftl.geo.static_plane(Lpn(id)));
+        p
+    }
+
+    /// The page holding byte `offset`: a shift for power-of-two pages (every preset), since
+    /// a 64-bit division costs tens of cycles and runs several times per request.
+    #[inline]
+    fn page_index(&self, offset: u64) -> u64 {
+        match self.page_shift {
+            Some(k) => offset >> k,
+            None => offset / self.page_bytes,
+        }
+    }
+
     fn arrive(&mut self, r: HostRequest) {
         self.now = r.arrival;
         self.first_arrival.get_or_insert(r.arrival);
@@ -378,8 +405,8 @@ impl Simulation {
         }
         self.notify(|p, ctx| p.on_arrival(ctx, &r));
 
-        let first = r.offset / self.page_bytes;
-        let last = (r.offset + r.size.max(1) - 1) / self.page_bytes;
+        let first = self.page_index(r.offset);
+        let last = self.page_index(r.offset + r.size.max(1) - 1);
         let lp = self.ftl.logical_pages as u64;
         if last >= lp {
             self.c.wrapped_requests += 1;
@@ -389,14 +416,14 @@ impl Simulation {
             Op::Read => {
                 for page in first..=last {
                     self.reqs.get(slot).pending += 1;
-                    self.submit_read(slot, (page % lp) as u32);
+                    self.submit_read(slot, wrap_page(page, lp));
                 }
             }
             Op::Write => {
                 // The page list of a write: a reused buffer unless a buffer path keeps it.
                 let mut lpns = std::mem::take(&mut self.lpn_scratch);
                 lpns.clear();
-                lpns.extend((first..=last).map(|p| (p % lp) as u32));
+                lpns.extend((first..=last).map(|p| wrap_page(p, lp)));
                 if self.flush.is_some() {
                     self.flush_admit(slot, lpns);
                 } else if self.dev.buffer.enabled {
@@ -561,7 +588,7 @@ impl Simulation {
         let victim = g.victim.expect("victim chosen");
         match self.ftl.next_valid_in_block(victim, g.cursor) {
             Some(src) if grant.steps > 0 => {
-                g.cursor = self.ftl.geo.page_in_block(src) + 1;
+                g.cursor = self.ftl.blocks.locate(src).1 + 1;
                 if grant.steps != u32::MAX {
                     g.grant = Some(crate::gc::Grant { steps: grant.steps - 1, ..grant });
                 }
@@ -1087,6 +1114,13 @@ impl Simulation {
             config,
         }
     }
+}
+
+/// A page index folded into the logical space (requests past its end wrap around); the
+/// division only runs for the rare wrapped page.
+#[inline]
+fn wrap_page(p: u64, logical_pages: u64) -> u32 {
+    (if p < logical_pages { p } else { p % logical_pages }) as u32
 }
 
 /// Timer tokens with this bit set are engine-internal free-space notifications.

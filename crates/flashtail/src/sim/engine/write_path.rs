@@ -52,7 +52,7 @@ impl Simulation {
             return r.plane_of(id);
         }
         match self.dev.ftl.allocation {
-            Allocation::Static => self.ftl.geo.static_plane(Lpn(id)),
+            Allocation::Static => self.static_plane(id),
             Allocation::Dynamic => {
                 let reserve = self.dev.ftl.gc_reserved_blocks;
                 let mut best = (usize::MAX, PlaneId(0));
@@ -67,7 +67,7 @@ impl Simulation {
                     }
                 }
                 if best.0 == usize::MAX {
-                    self.ftl.geo.static_plane(Lpn(id))
+                    self.static_plane(id)
                 } else {
                     best.1
                 }
