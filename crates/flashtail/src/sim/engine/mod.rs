@@ -341,6 +341,7 @@ impl Simulation {
 
     // ----- events -------------------------------------------------------------------
 
+    #[inline]
     fn schedule(&mut self, t: Nanos, kind: u8, id: u32) {
         self.seq += 1;
         assert!(id < 1 << 22, "event id {id} exceeds 2^22 (over 4 million requests in flight?)");
