@@ -265,6 +265,7 @@ impl Simulation {
         let mut next: Option<HostRequest> = src.next_request()?;
         let mut last_arrival = Nanos::ZERO;
         loop {
+            // Tested without `take`, which would store to `fatal` on every event.
             if self.fatal.is_some() {
                 return Err(SimError::Stalled(self.fatal.take().unwrap_or_default()));
             }
