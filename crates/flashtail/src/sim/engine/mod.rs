@@ -607,10 +607,17 @@ impl Simulation {
                 // The move's completion remaps `lpn`: start fetching its map entry now.
                 self.ftl.prefetch(lpn);
                 if let Some(next) = self.ftl.next_valid_in_block(victim, self.gc[plane.idx()].cursor) {
-                    // The next move reads its page's owner (reverse map): fetch it one move
-                    // ahead (perf put half of this function's time on that miss).
+                    // The next move reads its page's owner (reverse map) and, with the
+                    // oracle, its page version: fetch them one move ahead (perf put half of
+                    // this function's time on those misses), and the cache line after them
+                    // too, since a victim's pages are moved in order and the oracle below
+                    // reads the next owner right away.
+                    let ahead = Ppn(next.0.saturating_add(ENTRIES_PER_LINE));
                     self.ftl.prefetch_owner(next);
+                    self.ftl.prefetch_owner(ahead);
                     if self.oracle.enabled {
+                        self.oracle.prefetch_page(next.0);
+                        self.oracle.prefetch_page(ahead.0);
                         // The next move's GC read is checked against its LPN's newest version
                         // as soon as that move is issued: fetch that entry one move ahead.
                         self.oracle.prefetch(self.ftl.p2l[next.idx()]);
@@ -1124,6 +1131,9 @@ impl Simulation {
 fn wrap_page(p: u64, logical_pages: u64) -> u32 {
     (if p < logical_pages { p } else { p % logical_pages }) as u32
 }
+
+/// `u32` entries per 64-byte cache line (the stride of the GC's reverse-map prefetch).
+const ENTRIES_PER_LINE: u32 = 64 / std::mem::size_of::<u32>() as u32;
 
 /// Timer tokens with this bit set are engine-internal free-space notifications.
 const FREE_CHANGE_TOKEN: u64 = 1 << 63;
