@@ -46,6 +46,8 @@ pub struct BlockTable {
     pub sealed_at: Vec<u64>,
     pub planes: Vec<PlaneBlocks>,
     pages_per_block: u32,
+    /// log2 of `pages_per_block` when it is a power of two (see [`BlockTable::locate`]).
+    page_shift: Option<u32>,
 }
 
 impl BlockTable {
@@ -70,6 +72,19 @@ impl BlockTable {
             sealed_at: vec![0; nb],
             planes,
             pages_per_block: geo.pages_per_block,
+            page_shift: geo.pages_per_block.is_power_of_two().then(|| geo.pages_per_block.trailing_zeros()),
+        }
+    }
+
+    /// Block index and page-in-block of a physical page (as `Geometry::block_of` and
+    /// `page_in_block`), by shift and mask when pages per block is a power of two (every
+    /// preset): a 32-bit division by a run-time divisor costs tens of cycles, and the engine
+    /// locates pages several times per flash operation.
+    #[inline]
+    pub fn locate(&self, ppn: Ppn) -> (usize, u32) {
+        match self.page_shift {
+            Some(k) => ((ppn.0 >> k) as usize, ppn.0 & (self.pages_per_block - 1)),
+            None => ((ppn.0 / self.pages_per_block) as usize, ppn.0 % self.pages_per_block),
         }
     }
 
@@ -113,13 +128,13 @@ impl BlockTable {
     /// Record that a page finished programming; pages program in allocation order.
     /// Returns true when this sealed the block (it just became a GC candidate).
     pub fn mark_programmed(&mut self, geo: &Geometry, ppn: Ppn, now: u64) -> bool {
-        let b = geo.block_of(ppn);
-        let i = b.idx();
+        let (i, page) = self.locate(ppn);
+        debug_assert_eq!((i, page), (geo.block_of(ppn).idx(), geo.page_in_block(ppn)));
         assert_eq!(
-            geo.page_in_block(ppn),
+            page,
             self.programmed[i],
-            "out-of-order program in block {b}: page {} while {} are programmed",
-            geo.page_in_block(ppn),
+            "out-of-order program in block {}: page {page} while {} are programmed",
+            BlockId(i as u32),
             self.programmed[i]
         );
         self.programmed[i] += 1;
@@ -133,7 +148,9 @@ impl BlockTable {
 
     #[inline]
     pub fn is_programmed(&self, geo: &Geometry, ppn: Ppn) -> bool {
-        geo.page_in_block(ppn) < self.programmed[geo.block_of(ppn).idx()]
+        let (i, page) = self.locate(ppn);
+        debug_assert_eq!((i, page), (geo.block_of(ppn).idx(), geo.page_in_block(ppn)));
+        page < self.programmed[i]
     }
 
     /// Return an erased block to its plane's free pool.

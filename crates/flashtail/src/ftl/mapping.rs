@@ -67,6 +67,15 @@ impl Ftl {
         }
     }
 
+    /// Start loading the reverse-map entry (owner LPN) of a physical page: GC reads it when
+    /// it moves the page, and a victim block's entries have long left the caches.
+    #[inline]
+    pub fn prefetch_owner(&self, ppn: Ppn) {
+        if let Some(e) = self.p2l.get(ppn.idx()) {
+            prefetch(e);
+        }
+    }
+
     /// Allocate a page on a plane's frontier (see [`BlockTable::allocate`]).
     #[inline]
     pub fn allocate(&mut self, plane: PlaneId, stream: Stream, reserve: u32) -> Option<(Ppn, bool)> {
@@ -81,7 +90,8 @@ impl Ftl {
         self.p2l[ppn.idx()] = lpn.0;
         let i = ppn.idx();
         self.valid_bits[i / 64] |= 1 << (i % 64);
-        self.blocks.valid[self.geo.block_of(ppn).idx()] += 1;
+        let b = self.blocks.locate(ppn).0;
+        self.blocks.valid[b] += 1;
     }
 
     /// Drop `lpn`'s mapping (its page becomes invalid).
@@ -92,7 +102,7 @@ impl Ftl {
             self.p2l[old as usize] = NONE;
             let i = old as usize;
             self.valid_bits[i / 64] &= !(1 << (i % 64));
-            let b = self.geo.block_of(Ppn(old)).idx();
+            let b = self.blocks.locate(Ppn(old)).0;
             debug_assert!(self.blocks.valid[b] > 0);
             self.blocks.valid[b] -= 1;
             self.l2p[lpn.idx()] = NONE;

@@ -8,5 +8,5 @@
 pub mod events;
 pub mod txn;
 pub mod unit;
-pub use txn::{Phase, PhaseCosts, Txn, TxnKind};
+pub use txn::{Phase, PhaseCosts, Step, Txn, TxnKind};
 pub use unit::{Cause, Unit};

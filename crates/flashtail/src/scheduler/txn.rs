@@ -35,6 +35,31 @@ pub enum Phase {
 
 pub const NO_REQ: u32 = u32::MAX;
 
+/// A phase as the engine's event loop consumes it: flags and a duration instead of an enum.
+/// The engine runs array and controller phases alike and treats transfers apart; a `match`
+/// on [`Phase`] compiled to an indirect jump whose target is close to random from one event
+/// to the next (which unit's phase ends next is), and its mispredictions were a large share
+/// of the per-event cost. With flags the engine can take the channel without branching.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// How long the phase holds the unit (0 when `done`).
+    pub dur: Nanos,
+    /// A channel transfer ([`Phase::Xfer`]).
+    pub xfer: bool,
+    /// No phase left: the transaction is complete.
+    pub done: bool,
+}
+
+impl Step {
+    pub fn of(phase: Option<Phase>) -> Step {
+        match phase {
+            None => Step { dur: Nanos::ZERO, xfer: false, done: true },
+            Some(Phase::Xfer(d)) => Step { dur: d, xfer: true, done: false },
+            Some(Phase::Array(d)) | Some(Phase::Ctrl(d)) => Step { dur: d, xfer: false, done: false },
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Txn {
     pub kind: TxnKind,
@@ -86,6 +111,9 @@ pub struct PhaseCosts {
     /// fixed, so a lookup replaces the per-call match (whose jump is poorly predicted).
     /// Indexed by `TxnKind as usize`, then phase (index 5 and beyond: done).
     fixed: Option<[[Option<Phase>; 6]; 5]>,
+    /// The same table as [`Step`]s, flat: index `kind * 8 + min(phase, 7)` (phases 5..8 are
+    /// done), so a lookup is one shift, one add and no bounds check.
+    fixed_steps: Option<[Step; 40]>,
 }
 
 impl PhaseCosts {
@@ -101,6 +129,7 @@ impl PhaseCosts {
             pages_per_block: geo.pages_per_block,
             bits_per_cell: geo.bits_per_cell,
             fixed: None,
+            fixed_steps: None,
         };
         if geo.bits_per_cell <= 1 {
             let kinds = [TxnKind::Read, TxnKind::Write, TxnKind::GcCopy, TxnKind::GcCopyback, TxnKind::Erase];
@@ -112,6 +141,13 @@ impl PhaseCosts {
                 }
             }
             c.fixed = Some(fixed);
+            let mut steps = [Step::of(None); 40];
+            for (k, phases) in fixed.iter().enumerate() {
+                for (i, p) in phases.iter().enumerate() {
+                    steps[k * 8 + i] = Step::of(*p);
+                }
+            }
+            c.fixed_steps = Some(steps);
         }
         c
     }
@@ -141,6 +177,21 @@ impl Txn {
         match &c.fixed {
             Some(table) => table[self.kind as usize][usize::from(i).min(5)],
             None => self.phase_by_kind(i, c),
+        }
+    }
+
+    /// The current phase (index `self.phase`) as a [`Step`].
+    #[inline]
+    pub fn step(&self, c: &PhaseCosts) -> Step {
+        self.step_at(self.phase, c)
+    }
+
+    /// The `i`-th phase as a [`Step`].
+    #[inline]
+    pub fn step_at(&self, i: u8, c: &PhaseCosts) -> Step {
+        match &c.fixed_steps {
+            Some(table) => table[(self.kind as usize) * 8 + usize::from(i).min(7)],
+            None => Step::of(self.phase_by_kind(i, c)),
         }
     }
 
@@ -188,5 +239,53 @@ impl Txn {
 
     pub fn is_gc(&self) -> bool {
         matches!(self.kind, TxnKind::GcCopy | TxnKind::GcCopyback | TxnKind::Erase)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::presets;
+
+    fn txn(kind: TxnKind, ppn: u32, dst: u32) -> Txn {
+        Txn { ppn, dst, ..Txn::probe(kind) }
+    }
+
+    /// The engine's flag steps say the same as the phase list, for single-level cells (the
+    /// precomputed flat table) and multi-level ones (computed per page), past the last phase.
+    #[test]
+    fn steps_match_phases() {
+        let dev = presets::load("bench-ref").unwrap();
+        let mut mlc = dev.clone();
+        mlc.geometry.bits_per_cell = 2;
+        mlc.timing.read_ns = vec![75_000, 90_000];
+        mlc.timing.program_ns = vec![750_000, 1_500_000];
+        let kinds = [TxnKind::Read, TxnKind::Write, TxnKind::GcCopy, TxnKind::GcCopyback, TxnKind::Erase];
+        for d in [&dev, &mlc] {
+            let c = PhaseCosts::new(&d.geometry, &d.timing);
+            for k in kinds {
+                for (ppn, dst) in [(0, 1), (5, 2), (u32::MAX, 7)] {
+                    let t = txn(k, ppn, dst);
+                    for i in 0..12u8 {
+                        assert_eq!(t.step_at(i, &c), Step::of(t.phase(i, &c)), "{k:?} phase {i}");
+                    }
+                }
+            }
+        }
+        // Exact values on bench-ref: a GC copy is tR, transfer (4 KiB at 3 ns/B + command), ECC,
+        // transfer, tPROG, then done.
+        let c = PhaseCosts::new(&dev.geometry, &dev.timing);
+        let t = txn(TxnKind::GcCopy, 3, 4);
+        let steps: Vec<(u64, bool, bool)> = (0..6).map(|i| t.step_at(i, &c)).map(|s| (s.dur.0, s.xfer, s.done)).collect();
+        let x = dev.timing.transfer(4096).0;
+        assert_eq!(x, 12_388); // 4096 B x 3 ns + the 100 ns command
+        assert_eq!(
+            steps,
+            vec![(75_000, false, false), (x, true, false), (dev.timing.ecc_ns, false, false), (x, true, false), (750_000, false, false), (0, false, true)]
+        );
+        // A level-1 MLC page reads and programs slower.
+        let c = PhaseCosts::new(&mlc.geometry, &mlc.timing);
+        assert_eq!(txn(TxnKind::Read, 1, 0).step_at(0, &c).dur, Nanos(90_000));
+        assert_eq!(txn(TxnKind::Write, 3, 0).step_at(1, &c).dur, Nanos(1_500_000));
     }
 }

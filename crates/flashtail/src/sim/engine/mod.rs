@@ -16,7 +16,7 @@ use crate::interconnect::Channel;
 use crate::scheduler::txn::NO_REQ;
 use crate::scheduler::unit::IDLE;
 use crate::scheduler::events::EventQueue;
-use crate::scheduler::{Cause, Phase, PhaseCosts, Txn, TxnKind, Unit};
+use crate::scheduler::{Cause, PhaseCosts, Txn, TxnKind, Unit};
 use crate::stats::{self, FlashCounts, FreeBlocksSample, IntegrityReport, LatencyMode, LatencyRecorder, RunCost, RunReport, WaitBreakdown};
 use crate::units::{BlockId, Lpn, Nanos, PlaneId, Ppn};
 use std::collections::{BTreeMap, VecDeque};
@@ -40,6 +40,19 @@ struct Ev {
     id: u32,
 }
 
+/// What `complete` needs of a finished transaction.
+struct Finished {
+    kind: TxnKind,
+    plane: PlaneId,
+    ppn: u32,
+    dst: u32,
+    version: u32,
+    req: u32,
+    parent: u32,
+    buffered: bool,
+    parity: bool,
+}
+
 /// A write waiting for a free block on its plane.
 #[derive(Clone, Debug)]
 struct Stalled {
@@ -61,8 +74,8 @@ struct Counters {
     rebuilt_reads: u64,
     rebuild_extra_reads: u64,
     max_gc_planes_per_group: u64,
-    chan_gc_ns: u64,
-    chan_user_ns: u64,
+    /// Channel busy time: [user, GC] (indexed by `Txn::is_gc`).
+    chan_ns: [u64; 2],
     gc_pages_migrated: u64,
     copybacks: u64,
     host_pages_read: u64,
@@ -107,6 +120,8 @@ pub struct Simulation {
     stalled: Vec<VecDeque<Stalled>>,
     buffer_used: u32,
     buffer_wait: VecDeque<(u32, Vec<u32>, Nanos)>,
+    /// Reused for the page list of each host write (saves an allocation per request).
+    lpn_scratch: Vec<u32>,
     reads: LatencyRecorder,
     writes: LatencyRecorder,
     /// Every latency again, in `Tail` latency mode only (see `stats::latency::finish_three`).
@@ -118,6 +133,11 @@ pub struct Simulation {
     soft: u32,
     hard: u32,
     page_bytes: u64,
+    /// log2 of the page size when it is a power of two (see `page_index`).
+    page_shift: Option<u32>,
+    /// `Geometry::static_plane` of ids `0..planes()`: the striping repeats with that period,
+    /// and the direct computation takes six divisions per written page.
+    static_planes: Vec<PlaneId>,
     precond: PreconditionSummary,
     precond_secs: f64,
     first_arrival: Option<Nanos>,
@@ -201,6 +221,7 @@ impl Simulation {
             stalled: vec![VecDeque::new(); planes],
             buffer_used: 0,
             buffer_wait: VecDeque::new(),
+            lpn_scratch: Vec::new(),
             reads: LatencyRecorder::new(opts.latency),
             writes: LatencyRecorder::new(opts.latency),
             all: (opts.latency == LatencyMode::Tail).then(|| LatencyRecorder::new(LatencyMode::Tail)),
@@ -211,6 +232,8 @@ impl Simulation {
             soft,
             hard,
             page_bytes: geo.page_size as u64,
+            page_shift: geo.page_size.is_power_of_two().then(|| geo.page_size.trailing_zeros()),
+            static_planes: (0..geo.planes()).map(|l| geo.static_plane(Lpn(l))).collect(),
             precond,
             precond_secs,
             first_arrival: None,
@@ -245,8 +268,9 @@ impl Simulation {
         let mut next: Option<HostRequest> = src.next_request()?;
         let mut last_arrival = Nanos::ZERO;
         loop {
-            if let Some(msg) = self.fatal.take() {
-                return Err(SimError::Stalled(msg));
+            // Tested without `take`, which would store to `fatal` on every event.
+            if self.fatal.is_some() {
+                return Err(SimError::Stalled(self.fatal.take().unwrap_or_default()));
             }
             let ev_t = self.heap.peek_time();
             let arr_t = next.as_ref().map(|r| r.arrival.max(last_arrival).0);
@@ -311,8 +335,8 @@ impl Simulation {
     /// due before it: those are random accesses into arrays far larger than the caches.
     fn prefetch_request(&self, r: &HostRequest) {
         let lp = self.ftl.logical_pages as u64;
-        let first = (r.offset / self.page_bytes % lp) as u32;
-        let last = ((r.offset + r.size.max(1) - 1) / self.page_bytes % lp) as u32;
+        let first = wrap_page(self.page_index(r.offset), lp);
+        let last = wrap_page(self.page_index(r.offset + r.size.max(1) - 1), lp);
         for l in [first, last] {
             self.ftl.prefetch(l);
             self.oracle.prefetch(l);
@@ -321,6 +345,7 @@ impl Simulation {
 
     // ----- events -------------------------------------------------------------------
 
+    #[inline]
     fn schedule(&mut self, t: Nanos, kind: u8, id: u32) {
         self.seq += 1;
         assert!(id < 1 << 22, "event id {id} exceeds 2^22 (over 4 million requests in flight?)");
@@ -356,6 +381,26 @@ impl Simulation {
 
     // ----- host requests ------------------------------------------------------------
 
+    /// The plane of logical id `id` under static striping (`Geometry::static_plane`).
+    #[inline]
+    fn static_plane(&self, id: u32) -> PlaneId {
+        let n = self.static_planes.len() as u32;
+        let i = if n.is_power_of_two() { id & (n - 1) } else { id % n };
+        let p = self.static_planes[i as usize];
+        debug_assert_eq!(p, self.ftl.geo.static_plane(Lpn(id)));
+        p
+    }
+
+    /// The page holding byte `offset`: a shift for power-of-two pages (every preset), since
+    /// a 64-bit division costs tens of cycles and runs several times per request.
+    #[inline]
+    fn page_index(&self, offset: u64) -> u64 {
+        match self.page_shift {
+            Some(k) => offset >> k,
+            None => offset / self.page_bytes,
+        }
+    }
+
     fn arrive(&mut self, r: HostRequest) {
         self.now = r.arrival;
         self.first_arrival.get_or_insert(r.arrival);
@@ -365,8 +410,8 @@ impl Simulation {
         }
         self.notify(|p, ctx| p.on_arrival(ctx, &r));
 
-        let first = r.offset / self.page_bytes;
-        let last = (r.offset + r.size.max(1) - 1) / self.page_bytes;
+        let first = self.page_index(r.offset);
+        let last = self.page_index(r.offset + r.size.max(1) - 1);
         let lp = self.ftl.logical_pages as u64;
         if last >= lp {
             self.c.wrapped_requests += 1;
@@ -376,15 +421,21 @@ impl Simulation {
             Op::Read => {
                 for page in first..=last {
                     self.reqs.get(slot).pending += 1;
-                    self.submit_read(slot, (page % lp) as u32);
+                    self.submit_read(slot, wrap_page(page, lp));
                 }
             }
             Op::Write => {
-                let lpns: Vec<u32> = (first..=last).map(|p| (p % lp) as u32).collect();
+                // The page list of a write: a reused buffer unless a buffer path keeps it.
+                let mut lpns = std::mem::take(&mut self.lpn_scratch);
+                lpns.clear();
+                lpns.extend((first..=last).map(|p| wrap_page(p, lp)));
                 if self.flush.is_some() {
                     self.flush_admit(slot, lpns);
-                } else {
+                } else if self.dev.buffer.enabled {
                     self.write_pages(slot, lpns);
+                } else {
+                    self.submit_batch(slot, &lpns, false);
+                    self.lpn_scratch = lpns;
                 }
             }
         }
@@ -545,7 +596,7 @@ impl Simulation {
         let victim = g.victim.expect("victim chosen");
         match self.ftl.next_valid_in_block(victim, g.cursor) {
             Some(src) if grant.steps > 0 => {
-                g.cursor = self.ftl.geo.page_in_block(src) + 1;
+                g.cursor = self.ftl.blocks.locate(src).1 + 1;
                 if grant.steps != u32::MAX {
                     g.grant = Some(crate::gc::Grant { steps: grant.steps - 1, ..grant });
                 }
@@ -561,10 +612,20 @@ impl Simulation {
                 let lpn = self.ftl.p2l[src.idx()];
                 // The move's completion remaps `lpn`: start fetching its map entry now.
                 self.ftl.prefetch(lpn);
-                if self.oracle.enabled {
-                    // The next move's GC read is checked against its LPN's newest version as
-                    // soon as that move is issued: fetch that entry one move ahead.
-                    if let Some(next) = self.ftl.next_valid_in_block(victim, self.gc[plane.idx()].cursor) {
+                if let Some(next) = self.ftl.next_valid_in_block(victim, self.gc[plane.idx()].cursor) {
+                    // The next move reads its page's owner (reverse map) and, with the
+                    // oracle, its page version: fetch them one move ahead (perf put half of
+                    // this function's time on those misses), and the cache line after them
+                    // too, since a victim's pages are moved in order and the oracle below
+                    // reads the next owner right away.
+                    let ahead = Ppn(next.0.saturating_add(ENTRIES_PER_LINE));
+                    self.ftl.prefetch_owner(next);
+                    self.ftl.prefetch_owner(ahead);
+                    if self.oracle.enabled {
+                        self.oracle.prefetch_page(next.0);
+                        self.oracle.prefetch_page(ahead.0);
+                        // The next move's GC read is checked against its LPN's newest version
+                        // as soon as that move is issued: fetch that entry one move ahead.
                         self.oracle.prefetch(self.ftl.p2l[next.idx()]);
                     }
                 }
@@ -609,52 +670,60 @@ impl Simulation {
     }
 
     /// Put a transaction on a unit and start its first phase.
+    ///
+    /// Reads the fields it needs one at a time instead of cloning the transaction: it was
+    /// usually just written (created, then given its GC destination and version), and a
+    /// wide copy of narrowly stored data misses store-to-load forwarding.
     fn begin(&mut self, u: u32, t: u32) {
-        let txn = self.txns[t as usize].clone();
-        if txn.kind == TxnKind::Read {
+        let (kind, req) = (self.txns[t as usize].kind, self.txns[t as usize].req);
+        if kind == TxnKind::Read {
+            let (lpn, internal, parent) = {
+                let x = &self.txns[t as usize];
+                (x.lpn, x.internal, x.parent)
+            };
             // A newer write may have entered the flush buffer since this read was queued.
-            if !txn.internal {
-                if let Some(v) = self.buffered_version(txn.lpn) {
+            if !internal {
+                if let Some(v) = self.buffered_version(lpn) {
                     self.free_txns.push(t);
-                    self.add_wait_from_snap(u, &txn);
-                    self.serve_from_ram(txn.req, txn.lpn, v, "flush-buffer read");
+                    self.add_wait_from_snap(u, t);
+                    self.serve_from_ram(req, lpn, v, "flush-buffer read");
                     return;
                 }
             }
             // Resolve the mapping now: GC may have moved the page, or a newer write replaced it.
-            let cur = self.ftl.l2p[txn.lpn as usize];
-            if cur != txn.ppn && cur != NONE {
+            let cur = self.ftl.l2p[lpn as usize];
+            if cur != self.txns[t as usize].ppn && cur != NONE {
                 if !self.ftl.blocks.is_programmed(&self.ftl.geo, Ppn(cur)) {
                     self.free_txns.push(t);
-                    self.add_wait_from_snap(u, &txn);
-                    self.dram_hit(txn.req, txn.lpn, cur);
-                    if txn.parent != NONE {
-                        self.rebuild_part_done(txn.parent);
+                    self.add_wait_from_snap(u, t);
+                    self.dram_hit(req, lpn, cur);
+                    if parent != NONE {
+                        self.rebuild_part_done(parent);
                     }
                     return;
                 }
                 let plane = self.ftl.geo.plane_of_block(self.ftl.geo.block_of(Ppn(cur)));
                 self.txns[t as usize].ppn = cur;
                 if self.unit_of_plane[plane.idx()] != u {
-                    self.add_wait_from_snap(u, &txn);
+                    self.add_wait_from_snap(u, t);
                     self.txns[t as usize].plane = plane;
                     self.enqueue_user(t);
                     return;
                 }
             }
             let ppn = self.txns[t as usize].ppn;
-            if !txn.internal {
+            if !internal {
                 let got = if ppn == NONE { 0 } else { self.oracle.page(ppn) };
-                self.oracle.check(txn.lpn, got, "flash read", self.now.0);
+                self.oracle.check(lpn, got, "flash read", self.now.0);
             }
             if ppn == NONE {
                 self.c.unwritten_reads += 1;
             }
         }
-        if txn.req != NO_REQ {
-            self.add_wait_from_snap(u, &txn);
+        if req != NO_REQ {
+            self.add_wait_from_snap(u, t);
         }
-        let cause = match txn.kind {
+        let cause = match kind {
             TxnKind::Read | TxnKind::Write => Cause::UserOp,
             TxnKind::GcCopy | TxnKind::GcCopyback => Cause::GcCopy,
             TxnKind::Erase => Cause::GcErase,
@@ -663,61 +732,71 @@ impl Simulation {
         unit.running = t;
         unit.occ_cause = cause;
         unit.occ_since = self.now;
-        self.start_phase(u);
+        // Only fresh transactions are begun (a suspended one resumes without `begin`), so
+        // the phase is 0; passing it saves reading back a just-written byte (see
+        // `start_phase_at`).
+        debug_assert_eq!(self.txns[t as usize].phase, 0);
+        self.start_phase_at(u, t, 0);
     }
 
     /// Attribute a user transaction's queueing time to what its unit was busy with.
-    fn add_wait_from_snap(&mut self, u: u32, txn: &Txn) {
-        if txn.req == NO_REQ {
+    fn add_wait_from_snap(&mut self, u: u32, t: u32) {
+        let req = self.txns[t as usize].req;
+        if req == NO_REQ {
             return;
         }
         let cum = self.units[u as usize].cum(self.now);
-        let r = self.reqs.get(txn.req);
-        for ((w, now), then) in r.wait.iter_mut().zip(cum).zip(txn.snap) {
+        let snap = self.txns[t as usize].snap;
+        let r = self.reqs.get(req);
+        for ((w, now), then) in r.wait.iter_mut().zip(cum).zip(snap) {
             *w += now - then;
         }
     }
 
-    fn start_phase(&mut self, u: u32) {
+    /// Start the running transaction's current phase on unit `u` (or complete it).
+    ///
+    /// Array and controller phases and a transfer that finds its channel free take the same
+    /// path; the transfer's claim on the channel is a conditional move, not a branch (see
+    /// [`crate::scheduler::Step`]). Only the rarer outcomes branch: completion, a busy
+    /// channel, a zero-length phase.
+    ///
+    /// The running transaction `t` and its phase index `i` are passed in: the index was
+    /// usually just stored, and reading it back from memory (the compiler widened the byte
+    /// load) missed store-to-load forwarding.
+    fn start_phase_at(&mut self, u: u32, t: u32, mut i: u8) {
         loop {
-            let t = self.units[u as usize].running;
             let txn = &self.txns[t as usize];
-            match txn.phase(txn.phase, &self.costs) {
-                None => {
-                    self.complete(u);
-                    return;
-                }
-                Some(Phase::Array(d)) | Some(Phase::Ctrl(d)) => {
-                    if d.0 == 0 {
-                        self.txns[t as usize].phase += 1;
-                        continue;
-                    }
-                    self.units[u as usize].phase_end = self.now + d;
-                    self.schedule(self.now + d, EV_UNIT, u);
-                    return;
-                }
-                Some(Phase::Xfer(d)) => {
-                    let ch = self.units[u as usize].channel.idx();
-                    if self.channels[ch].busy {
-                        let class = match txn.kind {
-                            TxnKind::Read => 0,
-                            TxnKind::Write => 1,
-                            _ => 2,
-                        };
-                        self.seq += 1;
-                        let seq = self.seq;
-                        self.channels[ch].waiters.push((class, seq, u));
-                        self.txns[t as usize].chan_wait_start = self.now;
-                        self.units[u as usize].phase_end = Nanos::MAX;
-                    } else {
-                        self.channels[ch].busy = true;
-                        self.channels[ch].busy_since = self.now;
-                        self.units[u as usize].phase_end = self.now + d;
-                        self.schedule(self.now + d, EV_UNIT, u);
-                    }
-                    return;
-                }
+            let step = txn.step_at(i, &self.costs);
+            if step.done {
+                self.complete(u);
+                return;
             }
+            if step.dur.0 == 0 && !step.xfer {
+                i += 1;
+                self.txns[t as usize].phase = i;
+                continue;
+            }
+            let ch = self.units[u as usize].channel.idx();
+            if step.xfer && self.channels[ch].busy {
+                let class = match txn.kind {
+                    TxnKind::Read => 0,
+                    TxnKind::Write => 1,
+                    _ => 2,
+                };
+                self.seq += 1;
+                let seq = self.seq;
+                self.channels[ch].waiters.push((class, seq, u));
+                self.txns[t as usize].chan_wait_start = self.now;
+                self.units[u as usize].phase_end = Nanos::MAX;
+                return;
+            }
+            let c = &mut self.channels[ch];
+            c.busy |= step.xfer;
+            c.busy_since = std::hint::select_unpredictable(step.xfer, self.now, c.busy_since);
+            let end = self.now + step.dur;
+            self.units[u as usize].phase_end = end;
+            self.schedule(end, EV_UNIT, u);
+            return;
         }
     }
 
@@ -727,26 +806,21 @@ impl Simulation {
             return;
         }
         let t = self.units[u as usize].running;
-        let phase = {
-            let txn = &self.txns[t as usize];
-            txn.phase(txn.phase, &self.costs)
-        };
-        if let Some(Phase::Xfer(_)) = phase {
-            let ch = self.units[u as usize].channel.idx();
-            let c = &mut self.channels[ch];
-            let d = self.now.0 - c.busy_since.0;
-            if self.txns[t as usize].is_gc() {
-                self.c.chan_gc_ns += d;
-            } else {
-                self.c.chan_user_ns += d;
-            }
-            c.busy = false;
-            if let Some(w) = self.channels[ch].pop_waiter() {
+        let txn = &self.txns[t as usize];
+        let step = txn.step(&self.costs);
+        // A transfer ended: release the channel. Branch-free except for handing it to a
+        // waiter, because whether the ending phase is a transfer is close to random.
+        let ch = self.units[u as usize].channel.idx();
+        let c = &mut self.channels[ch];
+        let held = std::hint::select_unpredictable(step.xfer, self.now.0.wrapping_sub(c.busy_since.0), 0);
+        self.c.chan_ns[usize::from(txn.is_gc())] += held;
+        c.busy &= !step.xfer;
+        if step.xfer && !c.waiters.is_empty() {
+            if let Some(w) = c.pop_waiter() {
                 let wt = self.units[w as usize].running;
                 let wtxn = &self.txns[wt as usize];
-                let Some(Phase::Xfer(d)) = wtxn.phase(wtxn.phase, &self.costs) else {
-                    unreachable!("a channel waiter is in a transfer phase")
-                };
+                let ws = wtxn.step(&self.costs);
+                assert!(ws.xfer, "a channel waiter is in a transfer phase");
                 if wtxn.req != NO_REQ {
                     let waited = (self.now - wtxn.chan_wait_start).0;
                     self.reqs.get(wtxn.req).wait[W_CHANNEL] += waited;
@@ -754,15 +828,18 @@ impl Simulation {
                 let c = &mut self.channels[ch];
                 c.busy = true;
                 c.busy_since = self.now;
-                self.units[w as usize].phase_end = self.now + d;
-                self.schedule(self.now + d, EV_UNIT, w);
+                self.units[w as usize].phase_end = self.now + ws.dur;
+                self.schedule(self.now + ws.dur, EV_UNIT, w);
             }
         }
-        self.txns[t as usize].phase += 1;
-        self.start_phase(u);
+        let next = self.txns[t as usize].phase + 1;
+        self.txns[t as usize].phase = next;
+        self.start_phase_at(u, t, next);
     }
 
-    /// A transaction finished its last phase.
+    /// A transaction finished its last phase. (Not inlined into `start_phase`: it is needed
+    /// once per transaction, and inlined it made every phase start pay its large frame.)
+    #[inline(never)]
     fn complete(&mut self, u: u32) {
         let t = self.units[u as usize].running;
         {
@@ -770,7 +847,22 @@ impl Simulation {
             unit.acc[unit.occ_cause as usize] += self.now.0 - unit.occ_since.0;
             unit.running = IDLE;
         }
-        let txn = self.txns[t as usize].clone();
+        // Field by field, not a clone: the phase byte was stored just before, and a wide
+        // copy over it would miss store-to-load forwarding (see `begin`).
+        let txn = {
+            let x = &self.txns[t as usize];
+            Finished {
+                kind: x.kind,
+                plane: x.plane,
+                ppn: x.ppn,
+                dst: x.dst,
+                version: x.version,
+                req: x.req,
+                parent: x.parent,
+                buffered: x.buffered,
+                parity: x.parity,
+            }
+        };
         self.free_txns.push(t);
         let geo = &self.ftl.geo;
         match txn.kind {
@@ -954,8 +1046,8 @@ impl Simulation {
         let mut extra = BTreeMap::new();
         extra.insert("unwritten_reads".into(), c.unwritten_reads);
         extra.insert("stalled_writes".into(), c.stalled_writes);
-        extra.insert("channel_busy_gc_ns".into(), c.chan_gc_ns);
-        extra.insert("channel_busy_user_ns".into(), c.chan_user_ns);
+        extra.insert("channel_busy_gc_ns".into(), c.chan_ns[1]);
+        extra.insert("channel_busy_user_ns".into(), c.chan_ns[0]);
         if self.rain.is_some() {
             extra.insert("gtr_rebuilt_reads".into(), c.rebuilt_reads);
             extra.insert("gtr_extra_page_reads".into(), c.rebuild_extra_reads);
@@ -1038,6 +1130,16 @@ impl Simulation {
         }
     }
 }
+
+/// A page index folded into the logical space (requests past its end wrap around); the
+/// division only runs for the rare wrapped page.
+#[inline]
+fn wrap_page(p: u64, logical_pages: u64) -> u32 {
+    (if p < logical_pages { p } else { p % logical_pages }) as u32
+}
+
+/// `u32` entries per 64-byte cache line (the stride of the GC's reverse-map prefetch).
+const ENTRIES_PER_LINE: u32 = 64 / std::mem::size_of::<u32>() as u32;
 
 /// Timer tokens with this bit set are engine-internal free-space notifications.
 const FREE_CHANGE_TOKEN: u64 = 1 << 63;

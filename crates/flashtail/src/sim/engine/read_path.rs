@@ -13,7 +13,7 @@ use crate::ftl::NONE;
 use crate::gc::GcMode;
 use crate::scheduler::txn::NO_REQ;
 use crate::scheduler::TxnKind;
-use crate::units::{Lpn, Nanos, PlaneId, Ppn};
+use crate::units::{Nanos, PlaneId, Ppn};
 
 /// A read being rebuilt from its stripe.
 #[derive(Clone, Debug)]
@@ -47,7 +47,7 @@ impl Simulation {
         }
         match &self.rain {
             Some(r) => r.plane_of(lpn),
-            None => self.ftl.geo.static_plane(Lpn(lpn)),
+            None => self.static_plane(lpn),
         }
     }
 

@@ -25,7 +25,7 @@ impl Simulation {
     }
 
     /// Submit data pages, then one parity page per stripe they touch (RAIN).
-    fn submit_batch(&mut self, slot: u32, lpns: &[u32], buffered: bool) {
+    pub(super) fn submit_batch(&mut self, slot: u32, lpns: &[u32], buffered: bool) {
         let mut last_stripe = u32::MAX;
         for (i, &lpn) in lpns.iter().enumerate() {
             if slot != NO_REQ {
@@ -52,7 +52,7 @@ impl Simulation {
             return r.plane_of(id);
         }
         match self.dev.ftl.allocation {
-            Allocation::Static => self.ftl.geo.static_plane(Lpn(id)),
+            Allocation::Static => self.static_plane(id),
             Allocation::Dynamic => {
                 let reserve = self.dev.ftl.gc_reserved_blocks;
                 let mut best = (usize::MAX, PlaneId(0));
@@ -67,7 +67,7 @@ impl Simulation {
                     }
                 }
                 if best.0 == usize::MAX {
-                    self.ftl.geo.static_plane(Lpn(id))
+                    self.static_plane(id)
                 } else {
                     best.1
                 }
