@@ -220,16 +220,29 @@ fn run_case(case: &str, requests: u64) -> anyhow::Result<Value> {
     }
 }
 
-fn run_workload(scheme: &str, oracle: bool, requests: u64) -> anyhow::Result<Value> {
-    let dev = presets::load("bench-ref").map_err(anyhow::Error::msg)?;
+/// The reference workload (`requests` of workload preset bench-ref over the device's logical
+/// space) and a preconditioned simulation of `scheme` on `dev`, ready to run.
+fn reference_run(
+    dev: DeviceConfig,
+    scheme: &str,
+    oracle: bool,
+    requests: u64,
+    latency: LatencyMode,
+) -> anyhow::Result<(Simulation, flashtail::workload::Generator)> {
     let cfg = flashtail::workload::preset("bench-ref")
         .context("workload preset bench-ref is missing")?
         .with_span(dev.logical_bytes())
         .with_count(requests);
-    let mut src = flashtail::workload::Generator::new(cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let t0 = Instant::now();
+    let src = flashtail::workload::Generator::new(cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
     let scheme_def = build_scheme(scheme, None, SEED).map_err(anyhow::Error::msg)?;
-    let sim = Simulation::new(dev, scheme_def, SimOptions { seed: SEED, oracle, check_every: 0, progress: None, latency: Default::default() })?;
+    let sim = Simulation::new(dev, scheme_def, SimOptions { seed: SEED, oracle, check_every: 0, progress: None, latency })?;
+    Ok((sim, src))
+}
+
+fn run_workload(scheme: &str, oracle: bool, requests: u64) -> anyhow::Result<Value> {
+    let dev = presets::load("bench-ref").map_err(anyhow::Error::msg)?;
+    let t0 = Instant::now();
+    let (sim, mut src) = reference_run(dev, scheme, oracle, requests, LatencyMode::Exact)?;
     let report = sim.run(&mut src)?;
     let total = t0.elapsed().as_secs_f64();
     Ok(json!({
@@ -274,14 +287,8 @@ pub fn steady_device() -> anyhow::Result<DeviceConfig> {
 fn run_scaling_case(variant: &str, requests: u64) -> anyhow::Result<Value> {
     let dev = if variant.starts_with("steady") { steady_device()? } else { presets::load("bench-ref").map_err(anyhow::Error::msg)? };
     let latency = if variant.ends_with("-tail") { LatencyMode::Tail } else { LatencyMode::Exact };
-    let cfg = flashtail::workload::preset("bench-ref")
-        .context("workload preset bench-ref is missing")?
-        .with_span(dev.logical_bytes())
-        .with_count(requests);
-    let mut src = flashtail::workload::Generator::new(cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
     let t0 = Instant::now();
-    let scheme_def = build_scheme("base", None, SEED).map_err(anyhow::Error::msg)?;
-    let sim = Simulation::new(dev, scheme_def, SimOptions { seed: SEED, oracle: false, check_every: 0, progress: None, latency })?;
+    let (sim, mut src) = reference_run(dev, "base", false, requests, latency)?;
     let cpu0 = precise_thread_cpu_seconds();
     let report = sim.run(&mut src)?;
     let cpu1 = precise_thread_cpu_seconds();
