@@ -4,12 +4,15 @@
 //! - `Exact` (default): every latency is kept (8 bytes a request) and sorted once at the end,
 //!   so every percentile is exact (nearest-rank: the value at rank ⌈q·n⌉). A 10M-request run
 //!   keeps 80 MB of samples.
-//! - `Tail`: bounded memory for very long runs. A log-linear histogram of every sample
+//! - `Tail`: bounded memory for very long runs. The first 2^18 samples are kept as in
+//!   `Exact` (a shorter run is reported exactly); then a log-linear histogram of every sample
 //!   (1024 buckets per power of two: a reported body percentile is at most 2^-10 ≈ 0.1 %
 //!   below the true value) plus the largest ~1.5 % of samples kept exactly, so p99 and
-//!   everything above it, the maximum, the minimum and the mean stay exact. Memory: ≤ 450 KB
-//!   of histogram per class plus 0.12 bytes a request. The summary says from which quantile
-//!   on its values are exact (`exact_from_quantile`).
+//!   everything above it, the maximum, the minimum and the mean stay exact — unless the
+//!   stream's upper quantiles later fall well below where they stood at the switch (samples
+//!   below the kept top's floor are only in the histogram). Memory: ≤ 2 MiB per class before
+//!   the switch, then ≤ 450 KB of histogram per class plus 0.12 bytes a request. The summary
+//!   says from which quantile on its values are exact (`exact_from_quantile`).
 //!
 //! Both modes answer the same rank queries ([`Sorted`]), so summaries, CDF points and the
 //! reads + writes row ([`finish_three`], computed by rank from the two classes without a
@@ -54,8 +57,14 @@ impl LatencyRecorder {
     pub fn new(mode: LatencyMode) -> LatencyRecorder {
         match mode {
             LatencyMode::Exact => LatencyRecorder::default(),
-            LatencyMode::Tail => LatencyRecorder { tail: Some(Box::default()), ..Default::default() },
+            LatencyMode::Tail => LatencyRecorder::tail(TAIL_EXACT_UNTIL),
         }
+    }
+
+    /// `Tail` mode that keeps the first `exact_until` samples before switching (tests use
+    /// small values to exercise the switch).
+    pub fn tail(exact_until: usize) -> LatencyRecorder {
+        LatencyRecorder { tail: Some(Box::new(TailStore::new(exact_until))), ..Default::default() }
     }
 
     #[inline]
@@ -134,6 +143,8 @@ const SUB_BITS: u32 = 10;
 /// slack for streams whose tail arrives late), and the least kept.
 const TOP_SHARE: f64 = 0.015;
 const TOP_MIN: usize = 64;
+/// Share kept at the switch: slack for a stream whose upper quantiles drift down later.
+const SWITCH_SHARE: f64 = 0.03;
 
 /// Histogram bucket of a value: exact below 2 × SUB, then SUB buckets per power of two.
 #[inline]
@@ -158,29 +169,73 @@ fn bucket_low(b: usize) -> u64 {
     }
 }
 
-/// `Tail` mode while recording.
-#[derive(Clone, Debug, Default)]
+/// `Tail` mode while recording. The first `exact_until` samples are simply kept (so a run
+/// shorter than that is reported exactly, and the kept top is chosen from a large sample
+/// rather than from the first few requests, whose GC bursts would otherwise fix a high
+/// floor); then the store switches to histogram + kept top.
+#[derive(Clone, Debug)]
 struct TailStore {
+    exact_until: usize,
+    /// Samples before the switch (emptied by it).
+    pending: Vec<u64>,
     counts: Vec<u64>,
     count: u64,
     min: u64,
-    /// The largest samples seen, exactly; every sample not in here is <= `floor`.
+    /// After the switch: the largest samples seen, exactly; every other sample is <= `floor`.
     top: BinaryHeap<Reverse<u64>>,
     floor: Option<u64>,
+    switched: bool,
+}
+
+/// Samples `Tail` mode keeps exactly before switching to the histogram (2 MiB per recorder;
+/// the engine has three in `Tail` mode: reads, writes, all).
+pub const TAIL_EXACT_UNTIL: usize = 1 << 18;
+
+impl Default for TailStore {
+    fn default() -> TailStore {
+        TailStore::new(TAIL_EXACT_UNTIL)
+    }
 }
 
 impl TailStore {
-    #[inline]
-    fn record(&mut self, v: u64) {
+    fn new(exact_until: usize) -> TailStore {
+        TailStore {
+            exact_until: exact_until.max(1),
+            pending: Vec::new(),
+            counts: Vec::new(),
+            count: 0,
+            min: 0,
+            top: BinaryHeap::new(),
+            floor: None,
+            switched: false,
+        }
+    }
+
+    fn cap(&self) -> usize {
+        TOP_MIN.max((self.count as f64 * TOP_SHARE).ceil() as usize)
+    }
+
+    fn count_in_histogram(&mut self, v: u64) {
         let b = bucket(v);
         if b >= self.counts.len() {
             self.counts.resize(b + 1, 0);
         }
         self.counts[b] += 1;
+    }
+
+    #[inline]
+    fn record(&mut self, v: u64) {
         self.min = if self.count == 0 { v } else { self.min.min(v) };
         self.count += 1;
-        let cap = TOP_MIN.max((self.count as f64 * TOP_SHARE).ceil() as usize);
-        if self.top.len() < cap {
+        if !self.switched {
+            self.pending.push(v);
+            if self.pending.len() >= self.exact_until {
+                self.switch();
+            }
+            return;
+        }
+        self.count_in_histogram(v);
+        if self.top.len() < self.cap() {
             // Only a value no smaller than every excluded one may join (else the kept set
             // would no longer be the top of the stream).
             if self.floor.is_none_or(|f| v >= f) {
@@ -197,7 +252,27 @@ impl TailStore {
         }
     }
 
+    /// From kept samples to histogram + the exact top of what was seen.
+    fn switch(&mut self) {
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.sort_unstable();
+        for &v in &pending {
+            self.count_in_histogram(v);
+        }
+        let keep = self.cap().max((self.count as f64 * SWITCH_SHARE).ceil() as usize).min(pending.len());
+        let cut = pending.len() - keep;
+        self.floor = cut.checked_sub(1).map(|i| pending[i]);
+        self.top = pending[cut..].iter().map(|&v| Reverse(v)).collect();
+        self.switched = true;
+    }
+
     fn finish(self) -> TailSorted {
+        if !self.switched {
+            // Every sample is still here: all of it is the exact top.
+            let mut top = self.pending;
+            top.sort_unstable();
+            return TailSorted { cum: Vec::new(), top, n: self.count as usize, min: self.min, floor: None };
+        }
         let mut cum = self.counts;
         let mut acc = 0;
         for c in cum.iter_mut() {
@@ -481,9 +556,17 @@ mod tests {
     }
 
     fn record_all(mode: LatencyMode, xs: &[u64]) -> LatencyRecorder {
-        let mut r = LatencyRecorder::new(mode);
+        record_into(LatencyRecorder::new(mode), xs)
+    }
+
+    fn record_into(mut r: LatencyRecorder, xs: &[u64]) -> LatencyRecorder {
         xs.iter().for_each(|&x| r.record(x));
         r
+    }
+
+    /// Tail mode switching to the histogram after 10 000 samples.
+    fn tail_all(xs: &[u64]) -> LatencyRecorder {
+        record_into(LatencyRecorder::tail(10_000), xs)
     }
 
     /// Tail mode: p99 and above, min, max, mean and the evidence counts equal exact mode's;
@@ -497,7 +580,7 @@ mod tests {
             .map(|_| if rng.gen_bool(0.02) { rng.gen_range(1_000_000..500_000_000) } else { rng.gen_range(50_000..200_000) })
             .collect();
         let (e, ecdf) = record_all(LatencyMode::Exact, &xs).finish();
-        let (t, tcdf) = record_all(LatencyMode::Tail, &xs).finish();
+        let (t, tcdf) = tail_all(&xs).finish();
         assert!(e.exact && !t.exact && e.exact_from_quantile.is_none());
         let q = t.exact_from_quantile.unwrap();
         assert!(q <= 0.99, "exact from {q}");
@@ -514,21 +597,26 @@ mod tests {
         assert_eq!(tcdf.points.len(), ecdf.points.len());
         assert!(tcdf.points.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 < w[1].1));
         // Bounded: histogram buckets only up to the largest value, 1.5 % of samples on top.
-        let r = record_all(LatencyMode::Tail, &xs);
+        let r = tail_all(&xs);
         let t = r.tail.as_ref().unwrap();
+        assert!(t.switched && t.pending.is_empty());
         assert!(t.counts.len() <= bucket(500_000_000) + 1 && t.top.len() <= 4_500);
+        // A run shorter than the switch point is reported exactly.
+        let (short, _) = record_all(LatencyMode::Tail, &xs[..50_000]).finish();
+        let (short_exact, _) = record_all(LatencyMode::Exact, &xs[..50_000]).finish();
+        assert_eq!(format!("{short:?}"), format!("{short_exact:?}"));
     }
 
-    /// The largest samples first (the worst order for the kept top set): the top kept stays
-    /// exact, and the summary owns up to where exactness starts.
+    /// The largest samples first (the worst order for the kept top set): what was kept at the
+    /// switch stays exact, and the summary owns up to where exactness starts.
     #[test]
     fn tail_mode_reports_where_exactness_starts() {
         let xs: Vec<u64> = (1..=100_000u64).rev().map(|v| v * 1000).collect();
         let (e, _) = record_all(LatencyMode::Exact, &xs).finish();
-        let (t, _) = record_all(LatencyMode::Tail, &xs).finish();
-        let q = t.exact_from_quantile.unwrap();
-        assert!(q > 0.999 && q < 0.9999, "exact from {q}");
-        assert_eq!((t.p99_99_ns, t.p99_999_ns, t.max_ns), (e.p99_99_ns, e.p99_999_ns, e.max_ns));
+        let (t, _) = tail_all(&xs).finish();
+        // 3 % of the first 10 000 (the largest 300 overall) were kept at the switch.
+        assert_eq!(t.exact_from_quantile, Some(0.997));
+        assert_eq!((t.p99_9_ns, t.p99_99_ns, t.p99_999_ns, t.max_ns), (e.p99_9_ns, e.p99_99_ns, e.p99_999_ns, e.max_ns));
         assert!(t.p99_ns <= e.p99_ns && (e.p99_ns - t.p99_ns) as f64 <= e.p99_ns as f64 / 1024.0);
     }
 
@@ -545,17 +633,12 @@ mod tests {
         let both: Vec<u64> = reads.iter().chain(&writes).copied().collect();
         let [_, _, (e, _)] =
             finish_three(record_all(LatencyMode::Exact, &reads), record_all(LatencyMode::Exact, &writes), None);
-        let [_, _, (u, _)] =
-            finish_three(record_all(LatencyMode::Tail, &reads), record_all(LatencyMode::Tail, &writes), None);
+        let [_, _, (u, _)] = finish_three(tail_all(&reads), tail_all(&writes), None);
         let q = u.exact_from_quantile.unwrap();
         assert!(q > 0.99 && q < 0.999, "union exact from {q}");
         assert_eq!((u.p99_9_ns, u.p99_99_ns, u.max_ns, u.mean_ns), (e.p99_9_ns, e.p99_99_ns, e.max_ns, e.mean_ns));
         assert!(u.p99_ns <= e.p99_ns && (e.p99_ns - u.p99_ns) as f64 <= e.p99_ns as f64 / 1024.0);
-        let [_, _, (t, _)] = finish_three(
-            record_all(LatencyMode::Tail, &reads),
-            record_all(LatencyMode::Tail, &writes),
-            Some(record_all(LatencyMode::Tail, &both)),
-        );
+        let [_, _, (t, _)] = finish_three(tail_all(&reads), tail_all(&writes), Some(tail_all(&both)));
         assert!(t.exact_from_quantile.unwrap() <= 0.99);
         assert_eq!((t.p99_ns, t.p99_9_ns, t.p99_99_ns, t.max_ns), (e.p99_ns, e.p99_9_ns, e.p99_99_ns, e.max_ns));
     }
