@@ -5,7 +5,7 @@
 //! It does not look at idle time at all: that is the point of comparison.
 
 use super::params::Params;
-use super::task::TaskRunner;
+use super::task::{TaskRunner, task_runner_hooks};
 use crate::gc::policy::{GcCtx, GcMode, GcPolicy};
 use crate::host::{HostRequest, Op};
 use crate::units::{Nanos, PlaneId};
@@ -23,16 +23,7 @@ impl LazyRtgc {
 }
 
 impl GcPolicy for LazyRtgc {
-    fn on_free_change(&mut self, ctx: &mut GcCtx, plane: PlaneId) {
-        self.run.update_mode(ctx, plane);
-        self.run.guard(ctx, plane);
-    }
-    fn on_victim_done(&mut self, ctx: &mut GcCtx, plane: PlaneId) {
-        self.run.guard(ctx, plane);
-    }
-    fn on_timer(&mut self, ctx: &mut GcCtx, token: u64) {
-        self.run.on_timer(ctx, token);
-    }
+    task_runner_hooks!(run);
     fn on_arrival(&mut self, ctx: &mut GcCtx, _req: &HostRequest) {
         self.run.guard_all(ctx);
     }

@@ -31,7 +31,7 @@ use super::intervals::Intervals;
 use super::params::Params;
 use super::qtable::{self, QTable};
 use super::reward::RewardTracker;
-use super::task::TaskRunner;
+use super::task::{TaskRunner, task_runner_hooks};
 use crate::gc::policy::{GcCtx, GcMode, GcPolicy};
 use crate::host::{HostRequest, Op};
 use crate::units::{Nanos, PlaneId};
@@ -103,16 +103,7 @@ impl RlGc {
 }
 
 impl GcPolicy for RlGc {
-    fn on_free_change(&mut self, ctx: &mut GcCtx, plane: PlaneId) {
-        self.run.update_mode(ctx, plane);
-        self.run.guard(ctx, plane);
-    }
-    fn on_victim_done(&mut self, ctx: &mut GcCtx, plane: PlaneId) {
-        self.run.guard(ctx, plane);
-    }
-    fn on_timer(&mut self, ctx: &mut GcCtx, token: u64) {
-        self.run.on_timer(ctx, token);
-    }
+    task_runner_hooks!(run);
     fn on_arrival(&mut self, ctx: &mut GcCtx, req: &HostRequest) {
         self.iv.arrive(req.arrival.0);
         self.run.guard_all(ctx);

@@ -37,6 +37,26 @@ pub struct ModeChange {
     pub intensive: bool,
 }
 
+/// The three hooks every partial-GC policy hands to its task runner unchanged: a free-space
+/// change updates intensive mode and the blocked-plane guard; a finished victim and the
+/// guard's timer re-check the guard. Expands inside each policy's `impl GcPolicy`, naming
+/// the `TaskRunner` field.
+macro_rules! task_runner_hooks {
+    ($run:ident) => {
+        fn on_free_change(&mut self, ctx: &mut GcCtx, plane: PlaneId) {
+            self.$run.update_mode(ctx, plane);
+            self.$run.guard(ctx, plane);
+        }
+        fn on_victim_done(&mut self, ctx: &mut GcCtx, plane: PlaneId) {
+            self.$run.guard(ctx, plane);
+        }
+        fn on_timer(&mut self, ctx: &mut GcCtx, token: u64) {
+            self.$run.on_timer(ctx, token);
+        }
+    };
+}
+pub(crate) use task_runner_hooks;
+
 /// Timer tokens of the blocked-plane guard.
 const GUARD_TOKEN: u64 = 1 << 40;
 
