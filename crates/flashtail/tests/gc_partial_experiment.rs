@@ -24,13 +24,6 @@ use flashtail::config::presets;
 use flashtail::RunReport;
 use gc_partial_support::*;
 
-fn env<T: std::str::FromStr>(k: &str, d: T) -> T {
-    std::env::var(k)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(d)
-}
-
 struct Row {
     p99: f64,
     p999: f64,
@@ -88,7 +81,7 @@ fn synthetic(row: &str, n: usize) -> OnOff {
         } else {
             800.0
         };
-        w.short_ns = env("OLTP_US", us) * 1e3;
+        w.short_ns = env_or("OLTP_US", us) * 1e3;
     }
     if let (Ok(us), true) = (std::env::var("SHORT_US"), w.p_long > 0.0) {
         // Re-split the same mean interval with another in-burst gap.
@@ -96,13 +89,13 @@ fn synthetic(row: &str, n: usize) -> OnOff {
         w.short_ns = us.parse::<f64>().unwrap() * 1e3;
         w.long_ns = (mean - (1.0 - w.p_long) * w.short_ns) / w.p_long;
     }
-    let phase: usize = env("PHASED", 0);
+    let phase: usize = env_or("PHASED", 0);
     if phase > 0 {
-        w = w.phased(phase, env("SHORT_US", 5000.0) * 1e3);
+        w = w.phased(phase, env_or("SHORT_US", 5000.0) * 1e3);
         w.footprint = 0.9;
     }
-    w.footprint = env("FOOTPRINT", w.footprint);
-    w.hot_share = env("HOT", w.hot_share);
+    w.footprint = env_or("FOOTPRINT", w.footprint);
+    w.hot_share = env_or("HOT", w.hot_share);
     w
 }
 
@@ -124,7 +117,7 @@ fn real_slice(
         "hm0" => ("msr/hm_0-sample.csv", 1.0),
         other => panic!("no real slice '{other}' (hadoop, fin1, hm0)"),
     };
-    let scale = env("TIME_SCALE", scale);
+    let scale = env_or("TIME_SCALE", scale);
     let path = std::path::Path::new(dir).join(file);
     if !path.exists() {
         eprintln!("{} absent: skipping {row}", path.display());
@@ -197,9 +190,9 @@ fn project_generator(
 #[test]
 #[ignore]
 fn rlgc_experiment() {
-    let blocks: u32 = env("BLOCKS", 256);
-    let n: usize = env("REQUESTS", 400_000);
-    let seeds: u64 = env("SEEDS", 10);
+    let blocks: u32 = env_or("BLOCKS", 256);
+    let n: usize = env_or("REQUESTS", 400_000);
+    let seeds: u64 = env_or("SEEDS", 10);
     let mut out = String::new();
     let start = match std::env::var("FILL") {
         Ok(f) => format!("steady-preconditioned ({f} of the logical space valid, free blocks at the GC threshold)"),
@@ -223,7 +216,7 @@ fn rlgc_experiment() {
         let real = std::env::var("REAL").is_ok();
         dev.precondition = if real || std::env::var("FILL").is_ok() {
             flashtail::config::Precondition::Steady {
-                fill: env("FILL", 0.9),
+                fill: env_or("FILL", 0.9),
                 free_blocks_margin: 1,
             }
         } else {

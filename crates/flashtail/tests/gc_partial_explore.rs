@@ -11,23 +11,14 @@ use gc_partial_support::*;
 #[ignore]
 fn explore() {
     let mut dev = small_128gb(64, 32);
-    dev.geometry.planes_per_die = std::env::var("PLANES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2);
-    let dense_gap: u64 = std::env::var("DENSE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000);
+    dev.geometry.planes_per_die = env_or("PLANES", 2);
+    let dense_gap: u64 = env_or("DENSE", 1_000_000);
     let schemes: Vec<String> = std::env::var("SCHEMES")
         .unwrap_or("lazy-rtgc rlgc rlgc:explore_actions=0 rlgc-aggressive idle-ma".into())
         .split_whitespace()
         .map(String::from)
         .collect();
-    let n: usize = std::env::var("N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(30_000);
+    let n: usize = env_or("N", 30_000);
     for (name, reqs) in [
         (
             "phased",
@@ -70,19 +61,10 @@ fn explore() {
 #[ignore]
 fn policy_dump() {
     let mut dev = small_128gb(64, 32);
-    dev.geometry.planes_per_die = std::env::var("PLANES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2);
-    let dense_gap: u64 = std::env::var("DENSE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000);
+    dev.geometry.planes_per_die = env_or("PLANES", 2);
+    let dense_gap: u64 = env_or("DENSE", 1_000_000);
     let scheme = std::env::var("SCHEME").unwrap_or("rlgc".into());
-    let n: usize = std::env::var("N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(30_000);
+    let n: usize = env_or("N", 30_000);
     let reqs = phased(n, 200, 30_000_000, 200, dense_gap, &dev, 0.6, 1);
     let r = run(&dev, &scheme, reqs, 1);
     let d = &r.scheme_details;
@@ -129,23 +111,11 @@ fn policy_dump() {
 fn trained() {
     use flashtail::gc::partial::{rlgc::RlGc, Params};
     let mut dev = small_128gb(64, 32);
-    dev.geometry.planes_per_die = std::env::var("PLANES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
-    let dense_gap: u64 = std::env::var("DENSE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2_500_000);
-    let n: usize = std::env::var("N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(60_000);
+    dev.geometry.planes_per_die = env_or("PLANES", 1);
+    let dense_gap: u64 = env_or("DENSE", 2_500_000);
+    let n: usize = env_or("N", 60_000);
 
-    let sparse_gap: u64 = std::env::var("SPARSE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(30_000_000);
+    let sparse_gap: u64 = env_or("SPARSE", 30_000_000);
     let test = phased(30_000, 200, sparse_gap, 200, dense_gap, &dev, 0.6, 2);
     let train = phased(n, 200, sparse_gap, 200, dense_gap, &dev, 0.6, 1);
     let scheme = std::env::var("SCHEME").unwrap_or("rlgc".into());
@@ -207,10 +177,7 @@ fn trained() {
 fn sanity_regular() {
     let mut dev = small_128gb(64, 32);
     dev.geometry.planes_per_die = 1;
-    let gap: u64 = std::env::var("GAP")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2_000_000);
+    let gap: u64 = env_or("GAP", 2_000_000);
     let reqs = bursts(30_000, 1, 0, gap, &dev, 0.6, 1);
     let schemes: Vec<String> = std::env::var("SCHEMES")
         .unwrap_or("lazy-rtgc rlgc".into())

@@ -171,6 +171,12 @@ pub fn bursts(
         .collect()
 }
 
+/// An environment variable parsed as `T`, or `default` when unset or unparsable (the
+/// ignored experiment drivers are configured this way).
+pub fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
+    std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
 pub fn opts(seed: u64) -> SimOptions {
     SimOptions {
         seed,
