@@ -50,6 +50,10 @@ pub struct Args {
     /// Write the results as a JSON array here.
     #[arg(long)]
     pub json: Option<std::path::PathBuf>,
+    /// Measure the engine with one event per phase end (no transfer chaining; the reference
+    /// the chained engine is tested against), to see what chaining saves.
+    #[arg(long)]
+    pub unchained: bool,
     /// Internal: run one case in this process and print its result as JSON.
     #[arg(long, hide = true)]
     pub child: Option<String>,
@@ -59,7 +63,7 @@ const SEED: u64 = 1;
 
 pub fn run(a: Args) -> anyhow::Result<()> {
     if let Some(case) = &a.child {
-        let result = run_case(case, a.requests)?;
+        let result = run_case(case, a.requests, !a.unchained)?;
         println!("{result}");
         return Ok(());
     }
@@ -95,7 +99,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     );
     let mut all = Vec::new();
     for case in &cases {
-        let v = run_child(case, a.requests)?;
+        let v = run_child(case, a.requests, a.unchained)?;
         println!("{}", row(&v));
         all.push(v);
     }
@@ -103,10 +107,14 @@ pub fn run(a: Args) -> anyhow::Result<()> {
 }
 
 /// Run one case in a fresh process (this binary with `--child`) and parse its JSON line.
-fn run_child(case: &str, requests: u64) -> anyhow::Result<Value> {
+fn run_child(case: &str, requests: u64, unchained: bool) -> anyhow::Result<Value> {
     let exe = std::env::current_exe().context("locating the flashtail binary to re-run per case")?;
+    let mut args = vec!["bench".to_string(), "--child".into(), case.into(), "--requests".into(), requests.to_string()];
+    if unchained {
+        args.push("--unchained".into());
+    }
     let out = std::process::Command::new(&exe)
-        .args(["bench", "--child", case, "--requests", &requests.to_string()])
+        .args(&args)
         .output()
         .with_context(|| format!("starting the child process for case {case}"))?;
     if !out.status.success() {
@@ -147,7 +155,7 @@ fn run_scaling(a: &Args) -> anyhow::Result<()> {
     for variant in SCALING_VARIANTS {
         let mut per_request = Vec::new();
         for &n in &a.scaling_requests {
-            let v = run_child(&format!("scale:{variant}"), n)?;
+            let v = run_child(&format!("scale:{variant}"), n, a.unchained)?;
             println!("{}", scaling_row(&v));
             per_request.push(v["ns_per_request"].as_f64().unwrap_or(0.0));
             all.push(v);
@@ -207,11 +215,11 @@ fn row(v: &Value) -> String {
 }
 
 /// Run one case in this process: `run:<scheme>:<on|off>` or `precondition:<TiB>`.
-fn run_case(case: &str, requests: u64) -> anyhow::Result<Value> {
+fn run_case(case: &str, requests: u64, chain: bool) -> anyhow::Result<Value> {
     let parts: Vec<&str> = case.split(':').collect();
     match parts.as_slice() {
-        ["run", scheme, oracle @ ("on" | "off")] => run_workload(scheme, *oracle == "on", requests),
-        ["scale", variant @ ("reference" | "steady" | "steady-tail")] => run_scaling_case(variant, requests),
+        ["run", scheme, oracle @ ("on" | "off")] => run_workload(scheme, *oracle == "on", requests, chain),
+        ["scale", variant @ ("reference" | "steady" | "steady-tail")] => run_scaling_case(variant, requests, chain),
         ["precondition", tib] => {
             let tib: f64 = tib.parse().with_context(|| format!("case {case}: bad size"))?;
             precondition_only(tib)
@@ -228,6 +236,7 @@ fn reference_run(
     oracle: bool,
     requests: u64,
     latency: LatencyMode,
+    chain_transfers: bool,
 ) -> anyhow::Result<(Simulation, flashtail::workload::Generator)> {
     let cfg = flashtail::workload::preset("bench-ref")
         .context("workload preset bench-ref is missing")?
@@ -235,14 +244,14 @@ fn reference_run(
         .with_count(requests);
     let src = flashtail::workload::Generator::new(cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
     let scheme_def = build_scheme(scheme, None, SEED).map_err(anyhow::Error::msg)?;
-    let sim = Simulation::new(dev, scheme_def, SimOptions { seed: SEED, oracle, check_every: 0, progress: None, latency })?;
+    let sim = Simulation::new(dev, scheme_def, SimOptions { seed: SEED, oracle, check_every: 0, progress: None, latency, chain_transfers })?;
     Ok((sim, src))
 }
 
-fn run_workload(scheme: &str, oracle: bool, requests: u64) -> anyhow::Result<Value> {
+fn run_workload(scheme: &str, oracle: bool, requests: u64, chain: bool) -> anyhow::Result<Value> {
     let dev = presets::load("bench-ref").map_err(anyhow::Error::msg)?;
     let t0 = Instant::now();
-    let (sim, mut src) = reference_run(dev, scheme, oracle, requests, LatencyMode::Exact)?;
+    let (sim, mut src) = reference_run(dev, scheme, oracle, requests, LatencyMode::Exact, chain)?;
     let report = sim.run(&mut src)?;
     let total = t0.elapsed().as_secs_f64();
     Ok(json!({
@@ -284,11 +293,11 @@ pub fn steady_device() -> anyhow::Result<DeviceConfig> {
 /// One `--scaling` run: base, oracle off, `requests` of the reference workload on the
 /// reference device or its steady variant. Costs per unit of work come from the CPU time of
 /// the run alone (after preconditioning).
-fn run_scaling_case(variant: &str, requests: u64) -> anyhow::Result<Value> {
+fn run_scaling_case(variant: &str, requests: u64, chain: bool) -> anyhow::Result<Value> {
     let dev = if variant.starts_with("steady") { steady_device()? } else { presets::load("bench-ref").map_err(anyhow::Error::msg)? };
     let latency = if variant.ends_with("-tail") { LatencyMode::Tail } else { LatencyMode::Exact };
     let t0 = Instant::now();
-    let (sim, mut src) = reference_run(dev, "base", false, requests, latency)?;
+    let (sim, mut src) = reference_run(dev, "base", false, requests, latency, chain)?;
     let cpu0 = precise_thread_cpu_seconds();
     let report = sim.run(&mut src)?;
     let cpu1 = precise_thread_cpu_seconds();
@@ -355,7 +364,7 @@ fn precondition_only(tib: f64) -> anyhow::Result<Value> {
     let pages = dev.geometry.total_pages_u64();
     let t0 = Instant::now();
     let scheme = build_scheme("base", None, SEED).map_err(anyhow::Error::msg)?;
-    let sim = Simulation::new(dev, scheme, SimOptions { seed: SEED, oracle: false, check_every: 0, progress: None, latency: Default::default() })?;
+    let sim = Simulation::new(dev, scheme, SimOptions { seed: SEED, oracle: false, check_every: 0, progress: None, ..Default::default() })?;
     let total = t0.elapsed().as_secs_f64();
     let mapped = sim.ftl().l2p.iter().filter(|&&p| p != flashtail::ftl::NONE).count();
     Ok(json!({

@@ -43,7 +43,7 @@ fn event_queue(c: &mut Criterion) {
     let mut i = 0usize;
     c.bench_function("event_queue/pop+push, 64 pending", |b| {
         b.iter(|| {
-            let (t, u) = q.pop().expect("never empty");
+            let (t, _, u) = q.pop().expect("never empty");
             seq += 1;
             i = (i + 1) % delays.len();
             q.push(t + delays[i], seq, u);

@@ -40,7 +40,7 @@ pub enum RunError {
 /// Run one scheme.
 pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Progress>>) -> Result<RunReport, RunError> {
     let scheme = build_scheme(&spec.scheme, spec.victim.as_deref(), spec.seed).map_err(RunError::Config)?;
-    let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone(), latency: spec.latency };
+    let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone(), latency: spec.latency, ..Default::default() };
     let sim = Simulation::new(spec.device.clone(), scheme, opts)?;
     let out = sim.run(src);
     if let Some(p) = progress {

@@ -80,13 +80,14 @@ impl EventQueue {
         }
     }
 
-    /// Remove and return the earliest event as `(time, payload)`.
+    /// Remove and return the earliest event as `(time, seq, payload)`.
     #[inline]
-    pub fn pop(&mut self) -> Option<(u64, u32)> {
+    pub fn pop(&mut self) -> Option<(u64, u64, u32)> {
         self.settle();
         let &Reverse(k) = self.heap.peek()?;
         self.popped = true;
-        Some(((k >> 64) as u64, (k as u64 & ((1 << PAYLOAD_BITS) - 1)) as u32))
+        let low = k as u64;
+        Some(((k >> 64) as u64, low >> PAYLOAD_BITS, (low & ((1 << PAYLOAD_BITS) - 1)) as u32))
     }
 }
 
@@ -107,8 +108,8 @@ mod tests {
         q.push(3, 4, 13);
         q.push(0, 5, (1 << PAYLOAD_BITS) - 1);
         assert_eq!(q.peek_time(), Some(0));
-        let order: Vec<(u64, u32)> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(order, vec![(0, (1 << PAYLOAD_BITS) - 1), (3, 11), (3, 13), (5, 10), (5, 12)]);
+        let order: Vec<(u64, u64, u32)> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, vec![(0, 5, (1 << PAYLOAD_BITS) - 1), (3, 2, 11), (3, 4, 13), (5, 1, 10), (5, 3, 12)]);
         assert!(q.is_empty());
         assert_eq!(q.pop(), None);
     }
@@ -131,7 +132,7 @@ mod tests {
                 reference.push(Reverse((t, seq)));
             } else {
                 let Reverse((t, s)) = reference.pop().unwrap();
-                assert_eq!(q.pop(), Some((t, (s % (1 << PAYLOAD_BITS)) as u32)));
+                assert_eq!(q.pop(), Some((t, s, (s % (1 << PAYLOAD_BITS)) as u32)));
                 now = t;
             }
             assert_eq!(q.len(), reference.len());

@@ -60,6 +60,34 @@ impl Step {
     }
 }
 
+/// What a unit lays out when it takes its channel for a transfer phase (see the engine's
+/// `phases` module): the transfers that follow back to back and the array or controller
+/// phase after them run without events in between, and only the end of that last phase is
+/// queued. Offsets are from the moment the channel is taken.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct Chain {
+    /// Transfer ends passed without an event: (offset, phase index of the transfer).
+    pub points: [(Nanos, u8); CHAIN_MAX],
+    pub n: u8,
+    /// The queued event: its offset and the phase it ends.
+    pub end: Nanos,
+    pub end_phase: u8,
+    /// The last point frees the channel (else the queued event, a transfer's end, does).
+    pub lazy_free: bool,
+    /// Channel time of the chained transfers (the points).
+    pub chained_xfer: Nanos,
+}
+
+/// Most transfers a chain passes without events: a GC copy's two.
+pub const CHAIN_MAX: usize = 2;
+
+impl Chain {
+    /// No chaining: the transfer of phase `i`, `dur` long, ends with an event.
+    pub fn single(i: u8, dur: Nanos) -> Chain {
+        Chain { end: dur, end_phase: i, ..Chain::default() }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Txn {
     pub kind: TxnKind,
@@ -114,6 +142,8 @@ pub struct PhaseCosts {
     /// The same table as [`Step`]s, flat: index `kind * 8 + min(phase, 7)` (phases 5..8 are
     /// done), so a lookup is one shift, one add and no bounds check.
     fixed_steps: Option<[Step; 40]>,
+    /// [`Chain`]s from each transfer phase, indexed like `fixed_steps`.
+    fixed_chains: Option<[Chain; 40]>,
 }
 
 impl PhaseCosts {
@@ -130,6 +160,7 @@ impl PhaseCosts {
             bits_per_cell: geo.bits_per_cell,
             fixed: None,
             fixed_steps: None,
+            fixed_chains: None,
         };
         if geo.bits_per_cell <= 1 {
             let kinds = [TxnKind::Read, TxnKind::Write, TxnKind::GcCopy, TxnKind::GcCopyback, TxnKind::Erase];
@@ -148,6 +179,16 @@ impl PhaseCosts {
                 }
             }
             c.fixed_steps = Some(steps);
+            let mut chains = [Chain::default(); 40];
+            for k in kinds {
+                let t = Txn::probe(k);
+                for i in 0..8u8 {
+                    if t.step_at(i, &c).xfer {
+                        chains[k as usize * 8 + usize::from(i)] = t.chain_by_steps(i, &c);
+                    }
+                }
+            }
+            c.fixed_chains = Some(chains);
         }
         c
     }
@@ -192,6 +233,53 @@ impl Txn {
         match &c.fixed_steps {
             Some(table) => table[(self.kind as usize) * 8 + usize::from(i).min(7)],
             None => Step::of(self.phase_by_kind(i, c)),
+        }
+    }
+
+    /// The [`Chain`] a unit lays out when it takes the channel for transfer phase `i`.
+    #[inline]
+    pub fn chain_at(&self, i: u8, c: &PhaseCosts) -> Chain {
+        match &c.fixed_chains {
+            Some(table) => table[(self.kind as usize) * 8 + usize::from(i).min(7)],
+            None => self.chain_by_steps(i, c),
+        }
+    }
+
+    /// The chain rule itself: from transfer phase `i`, pass transfer ends while the next
+    /// phase (past zero-length array/controller phases) is another transfer, and stop at the
+    /// first array/controller phase (its end is the event). A transfer that completes the
+    /// transaction ends with an event (completion starts other work), as does one that
+    /// would overflow the chain.
+    fn chain_by_steps(&self, i: u8, c: &PhaseCosts) -> Chain {
+        let mut ch = Chain::default();
+        let mut at = Nanos::ZERO;
+        let mut j = i;
+        loop {
+            let s = self.step_at(j, c);
+            debug_assert!(s.xfer, "a chain starts at a transfer");
+            at += s.dur;
+            let mut k = j + 1;
+            let mut next = self.step_at(k, c);
+            while !next.done && !next.xfer && next.dur.0 == 0 {
+                k += 1;
+                next = self.step_at(k, c);
+            }
+            if next.done || usize::from(ch.n) == CHAIN_MAX {
+                ch.end = at;
+                ch.end_phase = j;
+                return ch;
+            }
+            ch.points[usize::from(ch.n)] = (at, j);
+            ch.n += 1;
+            ch.chained_xfer += s.dur;
+            if next.xfer {
+                j = k;
+                continue;
+            }
+            ch.end = at + next.dur;
+            ch.end_phase = k;
+            ch.lazy_free = true;
+            return ch;
         }
     }
 

@@ -21,8 +21,15 @@ pub struct Unit {
     pub writes: VecDeque<u32>,
     /// Running transaction id, or `IDLE`.
     pub running: u32,
-    /// End of the current phase (events for other times are stale).
+    /// End of the phase its pending event ends (`Nanos::MAX` while waiting for the channel).
     pub phase_end: Nanos,
+    /// Sequence number of the unit's pending event (others for this unit are stale).
+    pub ev_seq: u64,
+    /// Transfer ends the running transaction passes without events of their own, in order:
+    /// (event key they would have had, index of the transfer phase). See the engine's
+    /// `phases` module.
+    pub chain: [(u128, u8); crate::scheduler::txn::CHAIN_MAX],
+    pub chain_len: u8,
     pub first_plane: u32,
     pub num_planes: u32,
     pub channel: ChannelId,
@@ -43,6 +50,9 @@ impl Unit {
             writes: VecDeque::new(),
             running: IDLE,
             phase_end: Nanos::ZERO,
+            ev_seq: u64::MAX,
+            chain: [(0, 0); 2],
+            chain_len: 0,
             first_plane,
             num_planes,
             channel,

@@ -29,11 +29,15 @@ pub struct SimOptions {
     /// How latencies are kept: every sample (exact percentiles) or bounded memory with an
     /// exact tail (see `stats::latency`).
     pub latency: LatencyMode,
+    /// Chain back-to-back transfers and the phase after them into one event (see the
+    /// engine's `phases` module; on by default). Off: one event per phase end, the
+    /// reference the chained engine is tested against.
+    pub chain_transfers: bool,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { seed: 1, oracle: true, check_every: 0, progress: None, latency: LatencyMode::Exact }
+        SimOptions { seed: 1, oracle: true, check_every: 0, progress: None, latency: LatencyMode::Exact, chain_transfers: true }
     }
 }
 

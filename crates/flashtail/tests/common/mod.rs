@@ -44,7 +44,7 @@ pub fn run(dev: &DeviceConfig, scheme: &str, reqs: Vec<HostRequest>, seed: u64) 
 
 pub fn run_scheme(dev: &DeviceConfig, s: flashtail::gc::Scheme, reqs: Vec<HostRequest>, seed: u64) -> RunReport {
     let scheme = s.name.clone();
-    let sim = Simulation::new(dev.clone(), s, SimOptions { seed, oracle: true, check_every: 500, progress: None, latency: Default::default() }).unwrap();
+    let sim = Simulation::new(dev.clone(), s, SimOptions { seed, oracle: true, check_every: 500, progress: None, ..Default::default() }).unwrap();
     sim.run(&mut VecSource::new(reqs)).unwrap_or_else(|e| panic!("{scheme}: {e}"))
 }
 

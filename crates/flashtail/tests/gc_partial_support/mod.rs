@@ -183,7 +183,7 @@ pub fn opts(seed: u64) -> SimOptions {
         oracle: true,
         check_every: 2000,
         progress: None,
-        latency: Default::default(),
+        ..Default::default()
     }
 }
 

@@ -4,7 +4,7 @@
 //! bit-for-bit deterministic.
 
 use super::oracle::Oracle;
-use super::requests::{Req, ReqSlab, WAIT_CAUSES, W_CHANNEL, W_FREE};
+use super::requests::{Req, ReqSlab, WAIT_CAUSES, W_FREE};
 use super::{SimError, SimOptions};
 use crate::config::{Allocation, DeviceConfig, UnitOfExecution};
 use crate::ftl::precondition::{precondition, PreconditionSummary};
@@ -24,6 +24,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 mod flush;
+mod phases;
 mod read_path;
 mod suspend;
 mod write_path;
@@ -116,6 +117,9 @@ pub struct Simulation {
     next_timer_id: u32,
     seq: u64,
     now: Nanos,
+    /// Key (time << 64 | sequence) of the work being done: the event being handled, or an
+    /// arrival (sequence `u64::MAX`: arrivals come after every event of their nanosecond).
+    cur_key: u128,
     cmds: Vec<GcCmd>,
     stalled: Vec<VecDeque<Stalled>>,
     buffer_used: u32,
@@ -217,6 +221,7 @@ impl Simulation {
             next_timer_id: 0,
             seq: 0,
             now: Nanos::ZERO,
+            cur_key: 0,
             cmds: Vec::new(),
             stalled: vec![VecDeque::new(); planes],
             buffer_used: 0,
@@ -347,21 +352,28 @@ impl Simulation {
 
     #[inline]
     fn schedule(&mut self, t: Nanos, kind: u8, id: u32) {
-        self.seq += 1;
+        let seq = self.next_seq();
+        self.push_event(t, seq, kind, id);
+    }
+
+    #[inline]
+    fn push_event(&mut self, t: Nanos, seq: u64, kind: u8, id: u32) {
         assert!(id < 1 << 22, "event id {id} exceeds 2^22 (over 4 million requests in flight?)");
-        self.heap.push(t.0, self.seq, (u32::from(kind) << 22) | id);
+        self.heap.push(t.0, seq, (u32::from(kind) << 22) | id);
     }
 
     fn step_event(&mut self) {
-        let (t, packed) = self.heap.pop().expect("event present");
+        let (t, seq, packed) = self.heap.pop().expect("event present");
         let (kind, id) = ((packed >> 22) as u8, packed & ((1 << 22) - 1));
         let ev = Ev { t, kind, id };
         debug_assert!(ev.t >= self.now.0, "time went backwards");
         self.now = Nanos(ev.t);
+        self.cur_key = phases::key(self.now, seq);
         self.c.events += 1;
         match ev.kind {
             EV_UNIT => {
-                if self.units[ev.id as usize].phase_end.0 == ev.t {
+                // A unit's suspended or unchained phase leaves its earlier event stale.
+                if self.units[ev.id as usize].ev_seq == seq {
                     self.phase_done(ev.id);
                 }
             }
@@ -403,6 +415,7 @@ impl Simulation {
 
     fn arrive(&mut self, r: HostRequest) {
         self.now = r.arrival;
+        self.cur_key = phases::key(self.now, u64::MAX);
         self.first_arrival.get_or_insert(r.arrival);
         self.c.requests_submitted += 1;
         if self.now.0 >= self.next_sample {
@@ -751,90 +764,6 @@ impl Simulation {
         for ((w, now), then) in r.wait.iter_mut().zip(cum).zip(snap) {
             *w += now - then;
         }
-    }
-
-    /// Start the running transaction's current phase on unit `u` (or complete it).
-    ///
-    /// Array and controller phases and a transfer that finds its channel free take the same
-    /// path; the transfer's claim on the channel is a conditional move, not a branch (see
-    /// [`crate::scheduler::Step`]). Only the rarer outcomes branch: completion, a busy
-    /// channel, a zero-length phase.
-    ///
-    /// The running transaction `t` and its phase index `i` are passed in: the index was
-    /// usually just stored, and reading it back from memory (the compiler widened the byte
-    /// load) missed store-to-load forwarding.
-    fn start_phase_at(&mut self, u: u32, t: u32, mut i: u8) {
-        loop {
-            let txn = &self.txns[t as usize];
-            let step = txn.step_at(i, &self.costs);
-            if step.done {
-                self.complete(u);
-                return;
-            }
-            if step.dur.0 == 0 && !step.xfer {
-                i += 1;
-                self.txns[t as usize].phase = i;
-                continue;
-            }
-            let ch = self.units[u as usize].channel.idx();
-            if step.xfer && self.channels[ch].busy {
-                let class = match txn.kind {
-                    TxnKind::Read => 0,
-                    TxnKind::Write => 1,
-                    _ => 2,
-                };
-                self.seq += 1;
-                let seq = self.seq;
-                self.channels[ch].waiters.push((class, seq, u));
-                self.txns[t as usize].chan_wait_start = self.now;
-                self.units[u as usize].phase_end = Nanos::MAX;
-                return;
-            }
-            let c = &mut self.channels[ch];
-            c.busy |= step.xfer;
-            c.busy_since = std::hint::select_unpredictable(step.xfer, self.now, c.busy_since);
-            let end = self.now + step.dur;
-            self.units[u as usize].phase_end = end;
-            self.schedule(end, EV_UNIT, u);
-            return;
-        }
-    }
-
-    fn phase_done(&mut self, u: u32) {
-        if self.units[u as usize].suspending {
-            self.park(u);
-            return;
-        }
-        let t = self.units[u as usize].running;
-        let txn = &self.txns[t as usize];
-        let step = txn.step(&self.costs);
-        // A transfer ended: release the channel. Branch-free except for handing it to a
-        // waiter, because whether the ending phase is a transfer is close to random.
-        let ch = self.units[u as usize].channel.idx();
-        let c = &mut self.channels[ch];
-        let held = std::hint::select_unpredictable(step.xfer, self.now.0.wrapping_sub(c.busy_since.0), 0);
-        self.c.chan_ns[usize::from(txn.is_gc())] += held;
-        c.busy &= !step.xfer;
-        if step.xfer && !c.waiters.is_empty() {
-            if let Some(w) = c.pop_waiter() {
-                let wt = self.units[w as usize].running;
-                let wtxn = &self.txns[wt as usize];
-                let ws = wtxn.step(&self.costs);
-                assert!(ws.xfer, "a channel waiter is in a transfer phase");
-                if wtxn.req != NO_REQ {
-                    let waited = (self.now - wtxn.chan_wait_start).0;
-                    self.reqs.get(wtxn.req).wait[W_CHANNEL] += waited;
-                }
-                let c = &mut self.channels[ch];
-                c.busy = true;
-                c.busy_since = self.now;
-                self.units[w as usize].phase_end = self.now + ws.dur;
-                self.schedule(self.now + ws.dur, EV_UNIT, w);
-            }
-        }
-        let next = self.txns[t as usize].phase + 1;
-        self.txns[t as usize].phase = next;
-        self.start_phase_at(u, t, next);
     }
 
     /// A transaction finished its last phase. (Not inlined into `start_phase`: it is needed

@@ -70,8 +70,8 @@ impl Simulation {
     /// Time until the GC work granted on `plane` (and the operation now running on its unit)
     /// is done, as seen by a newly queued read.
     pub(super) fn gc_time_left(&self, plane: PlaneId) -> Nanos {
-        let u = &self.units[self.unit_of_plane[plane.idx()] as usize];
-        let cur = if u.phase_end == Nanos::MAX { Nanos::ZERO } else { u.phase_end.saturating_sub(self.now) };
+        let end = self.unit_phase_end(self.unit_of_plane[plane.idx()]);
+        let cur = if end == Nanos::MAX { Nanos::ZERO } else { end.saturating_sub(self.now) };
         let g = &self.gc[plane.idx()];
         let Some(grant) = g.grant else { return cur };
         if grant.mode == GcMode::Background {
@@ -103,8 +103,10 @@ impl Simulation {
                 // Two GC'ing planes in one stripe: one parity cannot cover both.
                 return false;
             }
-            let u = &self.units[self.unit_of_plane[p.idx()] as usize];
-            let busy = if u.phase_end == Nanos::MAX { per_read } else { u.phase_end.saturating_sub(self.now) };
+            let ui = self.unit_of_plane[p.idx()];
+            let end = self.unit_phase_end(ui);
+            let u = &self.units[ui as usize];
+            let busy = if end == Nanos::MAX { per_read } else { end.saturating_sub(self.now) };
             let est = busy + per_read.scale(u.reads.len() as u64 + 1);
             extra = extra.max(est);
         }

@@ -5,7 +5,7 @@
 //! with less time than that left is not suspended; a suspended operation is not suspended
 //! again while parked (queued reads simply run first). Off unless `timing.suspend.enabled`.
 
-use super::{Simulation, EV_UNIT};
+use super::Simulation;
 use crate::scheduler::unit::IDLE;
 use crate::scheduler::{Cause, Phase, TxnKind};
 use crate::units::Nanos;
@@ -15,6 +15,10 @@ impl Simulation {
     pub(super) fn maybe_suspend(&mut self, u: u32) {
         let unit = &self.units[u as usize];
         if unit.running == IDLE || unit.parked.is_some() || unit.suspending || unit.phase_end == Nanos::MAX {
+            return;
+        }
+        if self.next_chained(u).is_some() {
+            // Still in a chained transfer (see `phases`): not a program or erase yet.
             return;
         }
         let txn = &self.txns[unit.running as usize];
@@ -35,9 +39,8 @@ impl Simulation {
         // Remember what is left; the suspend latency itself runs now.
         u_.parked = Some((u_.running, left));
         let end = self.now + Nanos(s.suspend_ns);
-        u_.phase_end = end;
         self.c.suspends += 1;
-        self.schedule(end, EV_UNIT, u);
+        self.schedule_unit(u, end);
     }
 
     /// The suspend latency is over: park the operation and let the reads in.
@@ -64,7 +67,6 @@ impl Simulation {
         unit.occ_cause = cause;
         unit.occ_since = self.now;
         let end = self.now + left + resume;
-        unit.phase_end = end;
-        self.schedule(end, EV_UNIT, u);
+        self.schedule_unit(u, end);
     }
 }

@@ -1,0 +1,209 @@
+//! How a unit's running transaction moves from phase to phase, and how channels pass from
+//! one unit to the next between transfers.
+//!
+//! Every phase ends at a point in simulated time, but not every end needs an event. When a
+//! unit takes its channel it lays out at once the transfers that follow back to back (a GC
+//! copy's transfer out and transfer in) and the array or controller phase after them (a
+//! write's or a GC copy's tPROG, an erase's tBERS); only that last phase's end is queued as
+//! an event. The transfer ends in between are kept as the unit's *chain*: for each, the event
+//! key (time, sequence number) it would have had. A transfer end matters to anyone else only
+//! if a unit is waiting for the channel then (it takes over the bus). So when a unit queues
+//! for a channel whose holder has a chained transfer end still ahead, that end becomes a real
+//! event with exactly its key, the holder's queued event goes stale, and the transaction
+//! carries on event by event from there. A channel whose holder's last transfer has ended
+//! without an event is free to work done at a later key (`Channel::free_after`).
+//!
+//! This halves the events of a GC-heavy run (a GC copy takes 2 instead of 4, a write 1
+//! instead of 2) and changes no decision: every wait, handoff and phase time is the same as
+//! with one event per phase end (`SimOptions::chain_transfers = false`, compared in
+//! tests/chained_transfers.rs). The one difference is the order among events at the very
+//! same nanosecond: a chained phase's end takes a sequence number from when the chain was
+//! laid out, not from when the transfer before it ended.
+//!
+//! Does not do: suspend (suspend.rs), what a finished transaction changes (`complete`).
+
+use super::{Simulation, EV_UNIT};
+use crate::scheduler::txn::NO_REQ;
+use crate::scheduler::txn::Chain;
+use crate::scheduler::TxnKind;
+use crate::sim::requests::W_CHANNEL;
+use crate::units::Nanos;
+
+/// The event key of time `t` and sequence number `seq`: events run in key order.
+#[inline]
+pub(super) fn key(t: Nanos, seq: u64) -> u128 {
+    (u128::from(t.0) << 64) | u128::from(seq)
+}
+
+impl Simulation {
+    #[inline]
+    pub(super) fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// Queue unit `u`'s event for the end of its current phase at `end`.
+    #[inline]
+    pub(super) fn schedule_unit(&mut self, u: u32, end: Nanos) {
+        let seq = self.next_seq();
+        self.push_event(end, seq, EV_UNIT, u);
+        let unit = &mut self.units[u as usize];
+        unit.phase_end = end;
+        unit.ev_seq = seq;
+    }
+
+    /// When the phase unit `u` is in now ends, as other code sees it (`Nanos::MAX` while it
+    /// waits for its channel): the next chained transfer end if one is still ahead.
+    pub(super) fn unit_phase_end(&self, u: u32) -> Nanos {
+        let unit = &self.units[u as usize];
+        match self.next_chained(u) {
+            Some(i) => Nanos((unit.chain[i].0 >> 64) as u64),
+            None => unit.phase_end,
+        }
+    }
+
+    /// Index of unit `u`'s first chained transfer end after the work being done now.
+    #[inline]
+    pub(super) fn next_chained(&self, u: u32) -> Option<usize> {
+        let unit = &self.units[u as usize];
+        unit.chain[..usize::from(unit.chain_len)].iter().position(|&(k, _)| k > self.cur_key)
+    }
+
+    /// Start the running transaction's phase `i` on unit `u` (or complete it). `i` is the
+    /// transaction's stored phase index, passed in because it was usually just stored (a
+    /// read-back missed store-to-load forwarding).
+    pub(super) fn start_phase_at(&mut self, u: u32, t: u32, mut i: u8) {
+        loop {
+            let step = self.txns[t as usize].step_at(i, &self.costs);
+            if step.done {
+                self.complete(u);
+                return;
+            }
+            if step.xfer {
+                let ch = self.units[u as usize].channel.idx();
+                if self.channels[ch].free_at(self.cur_key) {
+                    self.claim(u, t, i);
+                } else {
+                    self.wait_for_channel(u, t, ch);
+                }
+                return;
+            }
+            if step.dur.0 == 0 {
+                i += 1;
+                self.txns[t as usize].phase = i;
+                continue;
+            }
+            self.schedule_unit(u, self.now + step.dur);
+            return;
+        }
+    }
+
+    /// Unit `u` takes its channel for transfer phase `i` of transaction `t`: lay out the
+    /// chain (module doc, [`Chain`]) and queue the event that ends it.
+    fn claim(&mut self, u: u32, t: u32, i: u8) {
+        let ch = self.units[u as usize].channel.idx();
+        let txn = &self.txns[t as usize];
+        let gc = usize::from(txn.is_gc());
+        // With units already queued for the channel, the transfer's end hands it over: an event.
+        let plan = if self.opts.chain_transfers && self.channels[ch].waiters.is_empty() {
+            txn.chain_at(i, &self.costs)
+        } else {
+            Chain::single(i, txn.step_at(i, &self.costs).dur)
+        };
+        // Sequence numbers in layout order: the points', then the queued event's.
+        let first = self.seq + 1;
+        self.seq += u64::from(plan.n);
+        let unit = &mut self.units[u as usize];
+        for (k, &(off, phase)) in plan.points[..usize::from(plan.n)].iter().enumerate() {
+            unit.chain[k] = (key(self.now + off, first + k as u64), phase);
+        }
+        unit.chain_len = plan.n;
+        let c = &mut self.channels[ch];
+        c.busy = true;
+        c.holder = u;
+        c.free_after = if plan.lazy_free { unit.chain[usize::from(plan.n) - 1].0 } else { u128::MAX };
+        self.c.chan_ns[gc] += plan.chained_xfer.0;
+        self.txns[t as usize].phase = plan.end_phase;
+        self.schedule_unit(u, self.now + plan.end);
+    }
+
+    /// Channel `ch` is busy: unit `u` (transaction `t`, in a transfer phase) queues for it.
+    fn wait_for_channel(&mut self, u: u32, t: u32, ch: usize) {
+        let class = match self.txns[t as usize].kind {
+            TxnKind::Read => 0,
+            TxnKind::Write => 1,
+            _ => 2,
+        };
+        let seq = self.next_seq();
+        self.channels[ch].waiters.push((class, seq, u));
+        self.txns[t as usize].chan_wait_start = self.now;
+        self.units[u as usize].phase_end = Nanos::MAX;
+        // The holder may be passing transfer ends without events: the next one must hand
+        // the channel over, so it becomes an event.
+        let h = self.channels[ch].holder;
+        self.unchain(h, ch);
+    }
+
+    /// Turn unit `h`'s next chained transfer end (if one is ahead) into a real event with
+    /// the key it would have had, and drop the rest of its chain (module doc).
+    fn unchain(&mut self, h: u32, ch: usize) {
+        let Some(i) = self.next_chained(h) else { return };
+        let unit = &self.units[h as usize];
+        let (k, phase) = unit.chain[i];
+        let t = unit.running;
+        let txn = &self.txns[t as usize];
+        // The transfers from this one on were counted as done when chained; they will be
+        // counted again when they really end.
+        let undo: u64 = unit.chain[i..usize::from(unit.chain_len)].iter().map(|&(_, p)| txn.step_at(p, &self.costs).dur.0).sum();
+        self.c.chan_ns[usize::from(txn.is_gc())] -= undo;
+        let (end, seq) = (Nanos((k >> 64) as u64), k as u64);
+        self.push_event(end, seq, EV_UNIT, h);
+        let unit = &mut self.units[h as usize];
+        unit.phase_end = end;
+        unit.ev_seq = seq;
+        unit.chain_len = 0;
+        self.txns[t as usize].phase = phase;
+        self.channels[ch].free_after = u128::MAX;
+    }
+
+    /// Unit `u`'s event came: its current phase is over.
+    pub(super) fn phase_done(&mut self, u: u32) {
+        if self.units[u as usize].suspending {
+            self.park(u);
+            return;
+        }
+        let unit = &mut self.units[u as usize];
+        unit.chain_len = 0;
+        let t = unit.running;
+        let txn = &self.txns[t as usize];
+        let step = txn.step(&self.costs);
+        if step.xfer {
+            // A transfer ended: release the channel, or hand it to the first waiter.
+            self.c.chan_ns[usize::from(txn.is_gc())] += step.dur.0;
+            let ch = self.units[u as usize].channel.idx();
+            let c = &mut self.channels[ch];
+            c.busy = false;
+            c.free_after = u128::MAX;
+            if !c.waiters.is_empty() {
+                self.hand_over(ch);
+            }
+        }
+        let next = self.txns[t as usize].phase + 1;
+        self.txns[t as usize].phase = next;
+        self.start_phase_at(u, t, next);
+    }
+
+    /// Give free channel `ch` to its first waiter (lowest class, then earliest).
+    fn hand_over(&mut self, ch: usize) {
+        let Some(w) = self.channels[ch].pop_waiter() else { return };
+        let wt = self.units[w as usize].running;
+        let wtxn = &self.txns[wt as usize];
+        assert!(wtxn.step(&self.costs).xfer, "a channel waiter is in a transfer phase");
+        if wtxn.req != NO_REQ {
+            let waited = (self.now - wtxn.chan_wait_start).0;
+            self.reqs.get(wtxn.req).wait[W_CHANNEL] += waited;
+        }
+        let phase = wtxn.phase;
+        self.claim(w, wt, phase);
+    }
+}
