@@ -416,7 +416,7 @@ mod tests {
     /// A scaling case runs in-process and its per-unit costs are consistent with its counts.
     #[test]
     fn scaling_case_reports_consistent_costs() {
-        let v = run_scaling_case("steady", 2000).unwrap();
+        let v = run_scaling_case("steady", 2000, true).unwrap();
         assert_eq!(v["requests"], 2000);
         let events = v["events"].as_f64().unwrap();
         let ops = v["flash_ops"].as_f64().unwrap();
@@ -426,12 +426,16 @@ mod tests {
         let by_request = v["ns_per_request"].as_f64().unwrap() * 2000.0;
         assert!((by_event - by_request).abs() <= 1e-6 * by_request.max(1.0));
         assert!(v["waf"].as_f64().unwrap() >= 1.0);
-        assert!(run_case("scale:other", 10).is_err());
+        assert!(run_case("scale:other", 10, true).is_err());
+        // --unchained: same work, more events (one per phase end).
+        let u = run_scaling_case("steady", 2000, false).unwrap();
+        assert_eq!(u["flash_ops"], v["flash_ops"]);
+        assert!(u["events"].as_f64().unwrap() > 1.3 * events, "{} vs {events}", u["events"]);
     }
 
     #[test]
     fn unknown_case_is_an_error() {
-        assert!(run_case("run:base:maybe", 10).is_err());
-        assert!(run_case("precondition:x", 10).is_err());
+        assert!(run_case("run:base:maybe", 10, true).is_err());
+        assert!(run_case("precondition:x", 10, true).is_err());
     }
 }
