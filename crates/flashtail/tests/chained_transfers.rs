@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{random_workload, run_scheme};
+use common::random_workload;
 use flashtail::config::presets;
 use flashtail::gc::build_scheme;
 use flashtail::{DeviceConfig, RunReport, SimOptions, Simulation, VecSource};
@@ -100,11 +100,8 @@ fn suspend_runs_with_chained_programs() {
 #[test]
 fn partial_gc_moves_only_within_same_time_ties() {
     let dev = device();
-    let reqs = random_workload(30_000, dev.logical_bytes(), 70, 4, 200_000, 11);
-    let a = run_scheme(&dev, build_scheme("lazy-rtgc", None, 3).unwrap(), reqs.clone(), 3);
-    let s = build_scheme("lazy-rtgc", None, 3).unwrap();
-    let opts = SimOptions { seed: 3, oracle: true, chain_transfers: false, ..Default::default() };
-    let b = Simulation::new(dev.clone(), s, opts).unwrap().run(&mut VecSource::new(reqs)).unwrap();
+    let a = run(&dev, "lazy-rtgc", true, 30_000, 200_000);
+    let b = run(&dev, "lazy-rtgc", false, 30_000, 200_000);
     assert!(a.flash.erases > 0, "the run must garbage-collect");
     println!("lazy-rtgc chained / unchained: erases {} / {}, write p99 {} / {} ns", a.flash.erases, b.flash.erases, a.writes.p99_ns, b.writes.p99_ns);
     let close = |x: u64, y: u64, tol: f64| (x as f64 - y as f64).abs() <= tol * y as f64;

@@ -39,7 +39,7 @@ pub const NO_REQ: u32 = u32::MAX;
 /// The engine runs array and controller phases alike and treats transfers apart; a `match`
 /// on [`Phase`] compiled to an indirect jump whose target is close to random from one event
 /// to the next (which unit's phase ends next is), and its mispredictions were a large share
-/// of the per-event cost. With flags the engine can take the channel without branching.
+/// of the per-event cost. With flags the engine tests two bits instead.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Step {
     /// How long the phase holds the unit (0 when `done`).
