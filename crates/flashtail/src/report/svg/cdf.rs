@@ -5,7 +5,7 @@
 
 use super::{
     draw_line, frame, line_styles, log_frac, log_ticks, marker_points, nice_log_range, note,
-    render, scheme_entries, steps, thin, Swatch, FONT, HALF, LIGHT_GRID,
+    render, scheme_entries_with_data, steps, thin, Swatch, FONT, HALF, LIGHT_GRID,
 };
 use crate::report::csv_out::cdf_of;
 use crate::report::fmt::axis_num;
@@ -21,12 +21,7 @@ pub(crate) fn cdf_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<Str
     render(HALF, |root| {
         let (lo, hi) = latency_range(reports, op);
         // Only schemes that have data here get a legend entry; colours stay per scheme.
-        let entries: Vec<_> = scheme_entries(reports)
-            .into_iter()
-            .zip(reports)
-            .filter(|(_, r)| !cdf_of(r, op).points.is_empty())
-            .map(|(e, _)| e)
-            .collect();
+        let entries = scheme_entries_with_data(reports, |r| !cdf_of(r, op).points.is_empty());
         let plot = frame(
             root,
             &format!("Latency CDF, {noun}"),

@@ -9,8 +9,8 @@
 //! device; the axis is extended to include it, since closeness to it is the point.
 
 use super::{
-    draw_line, frame, line_styles, marker_points_x, note, render, scheme_entries, thin_timeline,
-    Swatch, FONT, FULL, LIGHT_GRID,
+    draw_line, frame, line_styles, marker_points_x, note, render, scheme_entries_with_data,
+    thin_timeline, Swatch, FONT, FULL, LIGHT_GRID,
 };
 use crate::report::fmt::axis_num;
 use crate::stats::{FreeBlocksSample, RunReport};
@@ -71,12 +71,7 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport], which: FreeSeries) -> Resul
             .chain(thresholds.iter().map(|&t| u64::from(t)));
         let (y_lo, y_hi) = fitted_range(values);
         // Only schemes that have data here get a legend entry; styles stay per scheme.
-        let entries: Vec<_> = scheme_entries(reports)
-            .into_iter()
-            .zip(reports)
-            .filter(|(_, r)| !r.free_blocks.is_empty())
-            .map(|(e, _)| e)
-            .collect();
+        let entries = scheme_entries_with_data(reports, |r| !r.free_blocks.is_empty());
         let plot = frame(root, title, &entries, Swatch::Line)?;
         let mut chart = ChartBuilder::on(&plot)
             .margin(12)

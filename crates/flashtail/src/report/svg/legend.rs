@@ -24,6 +24,20 @@ pub(crate) fn scheme_entries(reports: &[RunReport]) -> Vec<(String, LineStyle)> 
         .collect()
 }
 
+/// Legend entries of the reports that have data in a figure (`has_data`); each keeps its
+/// scheme's colour and line style, so a scheme looks the same in every figure.
+pub(crate) fn scheme_entries_with_data(
+    reports: &[RunReport],
+    has_data: impl Fn(&RunReport) -> bool,
+) -> Vec<(String, LineStyle)> {
+    scheme_entries(reports)
+        .into_iter()
+        .zip(reports)
+        .filter(|(_, r)| has_data(r))
+        .map(|(e, _)| e)
+        .collect()
+}
+
 const LEGEND_ROW: i32 = 22;
 const LEGEND_LEFT: i32 = 70;
 /// Swatch width: long enough to show a line's width and its marker.

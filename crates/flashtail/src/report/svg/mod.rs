@@ -21,7 +21,7 @@ pub(crate) use percentiles::percentiles_svg;
 pub(crate) use tail::tail_svg;
 pub(crate) use waits::waits_svg;
 
-use legend::{frame, scheme_entries, Swatch};
+use legend::{frame, scheme_entries, scheme_entries_with_data, Swatch};
 use scale::{log_frac, log_ticks, nice_log_range};
 use style::{line_styles, marker_points, marker_points_x, marker_shape, LineStyle};
 use thin::{steps, thin, thin_timeline};

@@ -7,7 +7,7 @@
 use super::cdf::{latency_range, NS_PER_MS};
 use super::{
     draw_line, frame, line_styles, log_frac, log_ticks, marker_points, note, render,
-    scheme_entries, steps, thin, Swatch, FONT, HALF, LIGHT_GRID,
+    scheme_entries_with_data, steps, thin, Swatch, FONT, HALF, LIGHT_GRID,
 };
 use crate::report::csv_out::cdf_of;
 use crate::report::fmt::{axis_num, pow10_label};
@@ -23,12 +23,7 @@ pub(crate) fn tail_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<St
             .map(|e| 10f64.powi(e))
             .collect();
         // Only schemes that have data here get a legend entry; colours stay per scheme.
-        let entries: Vec<_> = scheme_entries(reports)
-            .into_iter()
-            .zip(reports)
-            .filter(|(_, r)| !cdf_of(r, op).points.is_empty())
-            .map(|(e, _)| e)
-            .collect();
+        let entries = scheme_entries_with_data(reports, |r| !cdf_of(r, op).points.is_empty());
         let plot = frame(
             root,
             &format!("Tail latency, {noun}: 1 − CDF"),
