@@ -61,6 +61,23 @@ pub struct Args {
 
 const SEED: u64 = 1;
 
+fn print_build() {
+    println!("  build: {}", build_kind());
+    if option_env!("FLASHTAIL_BUILD").is_none() {
+        println!("  (scripts/pgo-build.sh builds a profile-guided binary that runs about a fifth fewer instructions)");
+    }
+}
+
+/// How this binary was built, for the record next to its timings: `scripts/pgo-build.sh`
+/// sets `FLASHTAIL_BUILD` (a profile-guided build runs measurably faster than a plain one).
+fn build_kind() -> &'static str {
+    match option_env!("FLASHTAIL_BUILD") {
+        Some(kind) => kind,
+        None if cfg!(debug_assertions) => "debug (timings are not meaningful)",
+        None => "release (cargo build --release)",
+    }
+}
+
 pub fn run(a: Args) -> anyhow::Result<()> {
     if let Some(case) = &a.child {
         let result = run_case(case, a.requests, !a.unchained)?;
@@ -93,6 +110,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         cases.push(format!("precondition:{tib}"));
     }
     println!("flashtail bench: device bench-ref, workload bench-ref ({} requests), one process per case", a.requests);
+    print_build();
     println!(
         "{:<26} {:>9} {:>8} {:>8} {:>8} {:>12} {:>12} {:>11} {:>12} {:>9}",
         "case", "requests", "total s", "precond", "cpu s", "req/s (run)", "req/s (cpu)", "events", "events/s", "peak MiB"
@@ -143,6 +161,7 @@ fn run_scaling(a: &Args) -> anyhow::Result<()> {
         bail!("--scaling-requests needs run lengths > 0");
     }
     println!("flashtail bench --scaling: scheme base, oracle off, one process per run");
+    print_build();
     println!("  reference: device bench-ref, workload bench-ref (WAF grows as random writes fill the logical space)");
     println!("  steady:    bench-ref with over-provisioning 25%, preconditioned 100% full (steady model), same workload");
     println!("  steady-tail: steady with --latency tail (histogram + exact top 1.5%: p99 and up exact, bounded memory)");
@@ -264,6 +283,7 @@ fn run_workload(scheme: &str, oracle: bool, requests: u64, chain: bool) -> anyho
         "events": report.cost.events,
         "peak_rss_bytes": peak_rss_bytes(),
         "waf": report.flash.waf,
+        "build": build_kind(),
     }))
 }
 

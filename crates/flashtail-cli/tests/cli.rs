@@ -611,6 +611,29 @@ fn compare_writes_four_files_with_one_row_per_scheme_and_op() {
     assert_eq!(cdf, read(&b.join("cdf.csv")));
 }
 
+/// `flashtail bench` runs each case in its own process and reports what the reference
+/// workload did and how the binary was built (timings mean little without it).
+#[test]
+fn bench_reports_each_case_with_its_build() {
+    let dir = scratch("bench");
+    let json = dir.join("bench.json");
+    let out = succeeds(&[
+        "bench", "--requests", "2000", "--schemes", "base", "--oracle", "both", "--json", json.to_str().unwrap(),
+    ]);
+    assert!(out.contains("build: "), "{out}");
+    let cases = read_json(&json).as_array().cloned().unwrap_or_default();
+    let names: Vec<&str> = cases.iter().filter_map(|c| c["case"].as_str()).collect();
+    assert_eq!(names, ["base, oracle on", "base, oracle off"]);
+    for c in &cases {
+        assert_eq!(c["requests"], 2000, "{c}");
+        assert!(c["events"].as_u64().is_some_and(|e| e >= 2000), "{c}");
+        assert!(c["build"].as_str().is_some_and(|b| !b.is_empty()), "{c}");
+    }
+    // Both cases replay the same requests on the same device: the oracle only checks.
+    assert_eq!(cases[0]["events"], cases[1]["events"]);
+    fails(&["bench", "--requests", "10", "--schemes", "no-such-scheme"], &["no-such-scheme"]);
+}
+
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()))
 }

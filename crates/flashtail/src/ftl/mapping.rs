@@ -76,6 +76,21 @@ impl Ftl {
         }
     }
 
+    /// Start loading what overwriting `lpn` will touch besides its own map entry: the
+    /// reverse-map entry and validity word of the page it maps to now. Those are random
+    /// physical addresses known only once the L2P entry is read, so the engine issues this
+    /// one request ahead, after the L2P line itself was prefetched (see `Simulation::run`).
+    #[inline]
+    pub fn prefetch_overwrite(&self, lpn: u32) {
+        let Some(&old) = self.l2p.get(lpn as usize) else { return };
+        if old != NONE {
+            self.prefetch_owner(Ppn(old));
+            if let Some(w) = self.valid_bits.get(old as usize / 64) {
+                prefetch(w);
+            }
+        }
+    }
+
     /// Allocate a page on a plane's frontier (see [`BlockTable::allocate`]).
     #[inline]
     pub fn allocate(&mut self, plane: PlaneId, stream: Stream, reserve: u32) -> Option<(Ppn, bool)> {

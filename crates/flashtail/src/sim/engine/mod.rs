@@ -270,35 +270,43 @@ impl Simulation {
     /// Replay every request of `src` and report.
     pub fn run(mut self, src: &mut dyn RequestSource) -> Result<RunReport, SimError> {
         let wall = Instant::now();
+        // Two requests of lookahead, for prefetching in two stages (see `prefetch_request`).
         let mut next: Option<HostRequest> = src.next_request()?;
+        let mut after: Option<HostRequest> = if next.is_some() { src.next_request()? } else { None };
         let mut last_arrival = Nanos::ZERO;
         loop {
-            // Tested without `take`, which would store to `fatal` on every event.
+            // Every event due up to the next arrival (at its nanosecond too: arrivals come
+            // after the events of their nanosecond), in a tight loop of its own.
+            let until = next.as_ref().map_or(u64::MAX, |r| r.arrival.max(last_arrival).0);
+            while self.heap.peek_time().is_some_and(|t| t <= until) {
+                self.step_event();
+                // Tested without `take`, which would store to `fatal` on every event.
+                if self.fatal.is_some() {
+                    return Err(SimError::Stalled(self.fatal.take().unwrap_or_default()));
+                }
+            }
+            let Some(mut r) = next.take() else { break };
+            if r.arrival < last_arrival {
+                self.c.clamped_arrivals += 1;
+                r.arrival = last_arrival;
+            }
+            last_arrival = r.arrival;
+            self.arrive(r);
             if self.fatal.is_some() {
                 return Err(SimError::Stalled(self.fatal.take().unwrap_or_default()));
             }
-            let ev_t = self.heap.peek_time();
-            let arr_t = next.as_ref().map(|r| r.arrival.max(last_arrival).0);
-            match (ev_t, arr_t) {
-                (None, None) => break,
-                (Some(t), Some(a)) if t <= a => self.step_event(),
-                (Some(_), None) => self.step_event(),
-                (_, Some(_)) => {
-                    let mut r = next.take().expect("arrival present");
-                    if r.arrival < last_arrival {
-                        self.c.clamped_arrivals += 1;
-                        r.arrival = last_arrival;
-                    }
-                    last_arrival = r.arrival;
-                    self.arrive(r);
-                    next = src.next_request()?;
-                    if let Some(n) = &next {
-                        self.prefetch_request(n);
-                    }
-                    if self.opts.check_every > 0 && self.c.requests_submitted.is_multiple_of(self.opts.check_every) {
-                        self.ftl.check_invariants().map_err(SimError::Invariant)?;
-                    }
-                }
+            next = after.take();
+            if next.is_some() {
+                after = src.next_request()?;
+            }
+            if let Some(n) = &after {
+                self.prefetch_request(n);
+            }
+            if let Some(n) = &next {
+                self.prefetch_request_targets(n);
+            }
+            if self.opts.check_every > 0 && self.c.requests_submitted.is_multiple_of(self.opts.check_every) {
+                self.ftl.check_invariants().map_err(SimError::Invariant)?;
             }
         }
         if self.c.requests_submitted == 0 {
@@ -336,8 +344,9 @@ impl Simulation {
         Ok(())
     }
 
-    /// Start loading the map (and oracle) entries of a request that arrives after the events
-    /// due before it: those are random accesses into arrays far larger than the caches.
+    /// Stage one of prefetching for the request after next: start loading its map (and
+    /// oracle) entries, random accesses into arrays far larger than the caches. A request
+    /// has the events due before it, and then the next request's arrival, to fetch them.
     fn prefetch_request(&self, r: &HostRequest) {
         let lp = self.ftl.logical_pages as u64;
         let first = wrap_page(self.page_index(r.offset), lp);
@@ -345,6 +354,31 @@ impl Simulation {
         for l in [first, last] {
             self.ftl.prefetch(l);
             self.oracle.prefetch(l);
+        }
+    }
+
+    /// Stage two, for the next request, whose map entries stage one fetched a request ago:
+    /// read them and start loading the physical-page entries they point at. A write
+    /// invalidates the old page (its reverse-map entry and validity word); a read checks
+    /// the page's version with the oracle. (The entries may change before the request
+    /// arrives, GC moving a page; a prefetch is only a hint.) Long requests stop after
+    /// `MAX_TARGET_PREFETCH` pages: their later pages are adjacent map entries anyway.
+    fn prefetch_request_targets(&self, r: &HostRequest) {
+        const MAX_TARGET_PREFETCH: u64 = 8;
+        let lp = self.ftl.logical_pages as u64;
+        let first = self.page_index(r.offset);
+        let last = self.page_index(r.offset + r.size.max(1) - 1).min(first + MAX_TARGET_PREFETCH - 1);
+        for page in first..=last {
+            let l = wrap_page(page, lp);
+            match r.op {
+                Op::Write => self.ftl.prefetch_overwrite(l),
+                Op::Read if self.oracle.enabled => {
+                    if let Some(&ppn) = self.ftl.l2p.get(l as usize) {
+                        self.oracle.prefetch_page(ppn);
+                    }
+                }
+                Op::Read => {}
+            }
         }
     }
 
@@ -605,6 +639,7 @@ impl Simulation {
                     g.victim = Some(v);
                     g.cursor = 0;
                     self.c.gc_runs += 1;
+                    prefetch_victim(&self.ftl, &self.oracle, v);
                 }
                 None => {
                     g.grant = None;
@@ -1071,6 +1106,26 @@ impl Simulation {
 #[inline]
 fn wrap_page(p: u64, logical_pages: u64) -> u32 {
     (if p < logical_pages { p } else { p % logical_pages }) as u32
+}
+
+/// Start loading a new victim's reverse-map entries (and, with the oracle, its page
+/// versions): its valid pages are moved one by one and each move reads its page's
+/// owner, which has long left the caches. A block's entries are contiguous (a
+/// 128-page block's are 8 cache lines), so fetching them all at once costs little and
+/// saves a miss on the first page of each line.
+fn prefetch_victim(ftl: &Ftl, oracle: &Oracle, v: BlockId) {
+    let first = ftl.geo.ppn(v, 0).0;
+    let last = first + ftl.geo.pages_per_block - 1;
+    let mut p = first;
+    loop {
+        ftl.prefetch_owner(Ppn(p));
+        oracle.prefetch_page(p);
+        if p >= last {
+            break;
+        }
+        // The next line, but not past the block (which need not start on a line).
+        p = (p + ENTRIES_PER_LINE).min(last);
+    }
 }
 
 /// `u32` entries per 64-byte cache line (the stride of the GC's reverse-map prefetch).
