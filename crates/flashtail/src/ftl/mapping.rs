@@ -158,13 +158,27 @@ impl Ftl {
 
     /// Full consistency check of maps and counters (O(device); for tests and debug runs).
     pub fn check_invariants(&self) -> Result<(), String> {
+        // One pass over the L2P; its reverse-map and bitmap lookups land at random, so they
+        // are fetched `AHEAD` entries early (every run ends with this check).
+        const AHEAD: usize = 16;
         let mut valid = vec![0u32; self.blocks.valid.len()];
+        let (mut mapped, mut mapped_bits) = (0u64, 0u64);
         for (l, &p) in self.l2p.iter().enumerate() {
+            if let Some(&q) = self.l2p.get(l + AHEAD) {
+                if q != NONE {
+                    self.prefetch_owner(Ppn(q));
+                    if let Some(w) = self.valid_bits.get(q as usize / 64) {
+                        prefetch(w);
+                    }
+                }
+            }
             if p != NONE {
                 if self.p2l[p as usize] != l as u32 {
                     return Err(format!("l2p[{l}] = {p} but p2l[{p}] = {}", self.p2l[p as usize]));
                 }
                 valid[self.geo.block_of(Ppn(p)).idx()] += 1;
+                mapped += 1;
+                mapped_bits += u64::from(self.is_valid(Ppn(p)));
             }
         }
         for (b, (&want, &have)) in valid.iter().zip(&self.blocks.valid).enumerate() {
@@ -178,8 +192,6 @@ impl Ftl {
         // Every mapped page has its bit and no other bit is set: the bitmap is exactly the
         // valid set (mapped pages are distinct, as p2l is consistent with l2p above).
         let bits: u64 = self.valid_bits.iter().map(|w| u64::from(w.count_ones())).sum();
-        let mapped_bits = self.l2p.iter().filter(|&&p| p != NONE && self.is_valid(Ppn(p))).count() as u64;
-        let mapped = self.l2p.iter().filter(|&&p| p != NONE).count() as u64;
         if mapped_bits != mapped || bits != mapped {
             return Err(format!("valid bitmap: {bits} bits set, {mapped_bits} of {mapped} mapped pages marked valid"));
         }

@@ -87,8 +87,20 @@ pub fn precondition(
     let threshold = (fill * (u32::MAX as f64)) as u64;
     let table: Vec<PlaneId> = if rain.is_none() { (0..geo.planes()).map(|l| geo.static_plane(Lpn(l))).collect() } else { Vec::new() };
     debug_assert!(table.iter().enumerate().all(|(l, &p)| place(l as u32) == p));
+    // A mask instead of a division when the plane count is a power of two (every preset):
+    // two divisions per logical page were a tenth of the time on a 1 TiB device.
     let planes_u = planes as u32;
-    let place = |l: u32| if table.is_empty() { place(l) } else { table[(l % planes_u) as usize] };
+    let mask = planes_u.is_power_of_two().then(|| planes_u - 1);
+    let place = |l: u32| {
+        if table.is_empty() {
+            place(l)
+        } else {
+            table[match mask {
+                Some(m) => l & m,
+                None => l % planes_u,
+            } as usize]
+        }
+    };
     for l in 0..data {
         if fill >= 1.0 || (rng.gen::<u32>() as u64) < threshold {
             bits[l / 64] |= 1 << (l % 64);
