@@ -48,6 +48,9 @@ pub struct BlockTable {
     pages_per_block: u32,
     /// log2 of `pages_per_block` when it is a power of two (see [`BlockTable::locate`]).
     page_shift: Option<u32>,
+    /// Pages per plane, and its log2 when it is a power of two (see [`BlockTable::plane_of`]).
+    pages_per_plane: u32,
+    plane_shift: Option<u32>,
 }
 
 impl BlockTable {
@@ -73,6 +76,10 @@ impl BlockTable {
             planes,
             pages_per_block: geo.pages_per_block,
             page_shift: geo.pages_per_block.is_power_of_two().then(|| geo.pages_per_block.trailing_zeros()),
+            pages_per_plane: geo.pages_per_block * geo.blocks_per_plane,
+            plane_shift: (geo.pages_per_block * geo.blocks_per_plane)
+                .is_power_of_two()
+                .then(|| (geo.pages_per_block * geo.blocks_per_plane).trailing_zeros()),
         }
     }
 
@@ -85,6 +92,16 @@ impl BlockTable {
         match self.page_shift {
             Some(k) => ((ppn.0 >> k) as usize, ppn.0 & (self.pages_per_block - 1)),
             None => ((ppn.0 / self.pages_per_block) as usize, ppn.0 % self.pages_per_block),
+        }
+    }
+
+    /// The plane of a physical page (as `Geometry::plane_of_block(block_of(ppn))`, which
+    /// takes two divisions), by a shift when pages per plane is a power of two.
+    #[inline]
+    pub fn plane_of(&self, ppn: Ppn) -> PlaneId {
+        match self.plane_shift {
+            Some(k) => PlaneId(ppn.0 >> k),
+            None => PlaneId(ppn.0 / self.pages_per_plane),
         }
     }
 
@@ -163,5 +180,34 @@ impl BlockTable {
         self.programmed[i] = 0;
         self.erases[i] += 1;
         self.planes[geo.plane_of_block(b).idx()].free.push_back(b);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shift-and-mask shortcuts give the geometry's own (dividing) answers, with and
+    /// without power-of-two pages per block and blocks per plane.
+    #[test]
+    fn locate_and_plane_of_match_the_geometry() {
+        for (blocks_per_plane, pages_per_block) in [(16, 8), (12, 8), (16, 6), (10, 3)] {
+            let geo = Geometry {
+                channels: 2,
+                chips_per_channel: 1,
+                dies_per_chip: 1,
+                planes_per_die: 2,
+                blocks_per_plane,
+                pages_per_block,
+                page_size: 4096,
+                bits_per_cell: 1,
+            };
+            let t = BlockTable::new(&geo);
+            for p in 0..geo.total_pages() {
+                let ppn = Ppn(p);
+                assert_eq!(t.locate(ppn), (geo.block_of(ppn).idx(), geo.page_in_block(ppn)), "{geo:?} page {p}");
+                assert_eq!(t.plane_of(ppn), geo.plane_of_block(geo.block_of(ppn)), "{geo:?} page {p}");
+            }
+        }
     }
 }

@@ -176,7 +176,7 @@ impl Ftl {
                 if self.p2l[p as usize] != l as u32 {
                     return Err(format!("l2p[{l}] = {p} but p2l[{p}] = {}", self.p2l[p as usize]));
                 }
-                valid[self.geo.block_of(Ppn(p)).idx()] += 1;
+                valid[self.blocks.locate(Ppn(p)).0] += 1;
                 mapped += 1;
                 mapped_bits += u64::from(self.is_valid(Ppn(p)));
             }

@@ -756,7 +756,7 @@ impl Simulation {
                     }
                     return;
                 }
-                let plane = self.ftl.geo.plane_of_block(self.ftl.geo.block_of(Ppn(cur)));
+                let plane = self.ftl.blocks.plane_of(Ppn(cur));
                 self.txns[t as usize].ppn = cur;
                 if self.unit_of_plane[plane.idx()] != u {
                     self.add_wait_from_snap(u, t);

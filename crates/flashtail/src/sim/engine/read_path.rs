@@ -43,7 +43,7 @@ impl Simulation {
 
     fn plane_of_read(&self, lpn: u32, ppn: u32) -> PlaneId {
         if ppn != NONE {
-            return self.ftl.geo.plane_of_block(self.ftl.geo.block_of(Ppn(ppn)));
+            return self.ftl.blocks.plane_of(Ppn(ppn));
         }
         match &self.rain {
             Some(r) => r.plane_of(lpn),
