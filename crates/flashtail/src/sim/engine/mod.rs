@@ -274,6 +274,10 @@ impl Simulation {
         let mut next: Option<HostRequest> = src.next_request()?;
         let mut after: Option<HostRequest> = if next.is_some() { src.next_request()? } else { None };
         let mut last_arrival = Nanos::ZERO;
+        // Building the device may already have stalled (GC at preconditioning found no page).
+        if let Some(msg) = self.fatal.take() {
+            return Err(SimError::Stalled(msg));
+        }
         loop {
             // Every event due up to the next arrival (at its nanosecond too: arrivals come
             // after the events of their nanosecond), in a tight loop of its own.
