@@ -33,10 +33,10 @@ impl Ftl {
         Ftl {
             geo: geo.clone(),
             logical_pages,
-            l2p: vec![NONE; slots as usize],
-            p2l: vec![NONE; geo.total_pages() as usize],
+            l2p: super::tables::filled(slots as usize, NONE),
+            p2l: super::tables::filled(geo.total_pages() as usize, NONE),
             blocks: BlockTable::new(geo),
-            valid_bits: vec![0; (geo.total_pages() as usize).div_ceil(64)],
+            valid_bits: super::tables::filled((geo.total_pages() as usize).div_ceil(64), 0),
         }
     }
 

@@ -9,6 +9,7 @@ pub mod blocks;
 pub mod mapping;
 pub mod precondition;
 pub mod rain;
+pub mod tables;
 
 pub use blocks::{BlockState, Stream};
 pub use mapping::{Ftl, NONE};

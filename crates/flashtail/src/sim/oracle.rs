@@ -18,7 +18,7 @@ pub struct Oracle {
 impl Oracle {
     pub fn new(enabled: bool, logical_pages: u32, physical_pages: u32) -> Oracle {
         let (l, p) = if enabled { (logical_pages as usize, physical_pages as usize) } else { (0, 0) };
-        Oracle { enabled, lpn_version: vec![0; l], page_version: vec![0; p], checked: 0, violations: 0, first_violations: Vec::new() }
+        Oracle { enabled, lpn_version: crate::ftl::tables::filled(l, 0), page_version: crate::ftl::tables::filled(p, 0), checked: 0, violations: 0, first_violations: Vec::new() }
     }
 
     /// A write of `lpn` was accepted into page `ppn`: bump and store its version.
