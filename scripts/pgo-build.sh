@@ -2,7 +2,7 @@
 # Build flashtail with profile-guided optimisation (PGO): an instrumented build runs a
 # training mix, and the release build is then compiled with the branch and call counts it
 # recorded. The simulator is branchy integer code whose hot paths the compiler cannot rank
-# on its own; on the issue-6 reference benchmark the PGO build executes about a fifth fewer
+# on its own; on the issue-6 reference benchmark the PGO build executes about 17 % fewer
 # instructions (docs/performance.md, "Fifth round").
 #
 # Usage: scripts/pgo-build.sh [--no-bench-training]
@@ -21,7 +21,7 @@ BENCH_TRAINING=1
 for arg in "$@"; do
     case "$arg" in
         --no-bench-training) BENCH_TRAINING=0 ;;
-        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "pgo-build: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
     esac
 done
