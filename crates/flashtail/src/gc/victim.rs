@@ -31,8 +31,29 @@ impl VictimPolicy for Greedy {
     fn name(&self) -> &str {
         "greedy"
     }
+    /// The candidate with the fewest valid pages, lowest block on ties: the same choice as
+    /// `candidates(..).min_by_key(|(b, v)| (v, b))`, as the minimum of the keys
+    /// `valid × blocks_per_plane + index` (they fit in 32 bits: at most the plane's pages
+    /// plus its blocks), which the compiler vectorises; it runs once per victim over
+    /// every block of the plane, and the iterator took ~20 instructions a block.
     fn select(&mut self, ftl: &Ftl, plane: PlaneId, min_invalid: u32, _now: Nanos) -> Option<BlockId> {
-        candidates(ftl, plane, min_invalid).min_by_key(|&(b, v)| (v, b.0)).map(|(b, _)| b)
+        let first = ftl.geo.first_block(plane).0 as usize;
+        let n = ftl.geo.blocks_per_plane;
+        let (ppb, need) = (ftl.geo.pages_per_block, min_invalid.max(1));
+        if (u64::from(ppb) + 1) * u64::from(n) > u64::from(u32::MAX) {
+            // Keys would not fit (a plane of nearly 2^32 pages): the plain scan.
+            return candidates(ftl, plane, min_invalid).min_by_key(|&(b, v)| (v, b.0)).map(|(b, _)| b);
+        }
+        let blocks = first..first + n as usize;
+        let (valid, state) = (&ftl.blocks.valid[blocks.clone()], &ftl.blocks.state[blocks]);
+        let mut best = u32::MAX;
+        for (k, (&v, &st)) in (0u32..).zip(valid.iter().zip(state)) {
+            let eligible = (st == BlockState::Sealed) & (ppb - v >= need);
+            best = best.min(if eligible { v * n + k } else { u32::MAX });
+        }
+        let chosen = (best != u32::MAX).then(|| BlockId(first as u32 + best % n));
+        debug_assert_eq!(chosen, candidates(ftl, plane, min_invalid).min_by_key(|&(b, v)| (v, b.0)).map(|(b, _)| b));
+        chosen
     }
 }
 
@@ -155,6 +176,31 @@ mod tests {
         // A victim must have at least 23 invalid pages: only block 1 (22 invalid) fails too.
         assert_eq!(Greedy.select(&f, PlaneId(0), 23, Nanos(0)), None);
         assert_eq!(Greedy.select(&f, PlaneId(0), 12, Nanos(0)), Some(BlockId(1)));
+    }
+
+    /// The packed-key scan chooses exactly what the plain minimum over the candidates does,
+    /// ties (equal valid counts) going to the lowest block, on every plane and threshold.
+    #[test]
+    fn greedy_matches_the_plain_minimum_on_random_tables() {
+        use rand::{Rng, SeedableRng};
+        let dev = presets::load("tiny").unwrap();
+        let g = &dev.geometry;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let states = [BlockState::Free, BlockState::Open, BlockState::Full, BlockState::Sealed, BlockState::Victim];
+        for _ in 0..200 {
+            let mut f = Ftl::new(g, dev.logical_pages(), dev.logical_pages());
+            for b in 0..g.total_blocks() as usize {
+                f.blocks.state[b] = states[rng.gen_range(0..states.len())];
+                // Few distinct counts, so that ties are common.
+                f.blocks.valid[b] = [0, 5, 5, 17, 31, 32][rng.gen_range(0..6)];
+            }
+            for p in 0..g.planes() {
+                for min_invalid in [0, 1, 2, 15, 27, 32] {
+                    let plain = candidates(&f, PlaneId(p), min_invalid).min_by_key(|&(b, v)| (v, b.0)).map(|(b, _)| b);
+                    assert_eq!(Greedy.select(&f, PlaneId(p), min_invalid, Nanos(0)), plain, "plane {p}, min_invalid {min_invalid}");
+                }
+            }
+        }
     }
 
     #[test]
