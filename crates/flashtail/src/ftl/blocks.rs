@@ -76,10 +76,8 @@ impl BlockTable {
             planes,
             pages_per_block: geo.pages_per_block,
             page_shift: geo.pages_per_block.is_power_of_two().then(|| geo.pages_per_block.trailing_zeros()),
-            pages_per_plane: geo.pages_per_block * geo.blocks_per_plane,
-            plane_shift: (geo.pages_per_block * geo.blocks_per_plane)
-                .is_power_of_two()
-                .then(|| (geo.pages_per_block * geo.blocks_per_plane).trailing_zeros()),
+            pages_per_plane: geo.pages_per_plane(),
+            plane_shift: geo.pages_per_plane().is_power_of_two().then(|| geo.pages_per_plane().trailing_zeros()),
         }
     }
 

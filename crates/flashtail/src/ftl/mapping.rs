@@ -76,12 +76,13 @@ impl Ftl {
         }
     }
 
-    /// Start loading what overwriting `lpn` will touch besides its own map entry: the
-    /// reverse-map entry and validity word of the page it maps to now. Those are random
-    /// physical addresses known only once the L2P entry is read, so the engine issues this
-    /// one request ahead, after the L2P line itself was prefetched (see `Simulation::run`).
+    /// Start loading the reverse-map entry and validity word of the page `lpn` maps to now
+    /// (what overwriting `lpn` touches besides its own map entry, and what the invariant
+    /// check compares). Those are random physical addresses known only once the L2P entry
+    /// is read, so the engine issues this one request ahead, after the L2P line itself was
+    /// prefetched (see `Simulation::run`).
     #[inline]
-    pub fn prefetch_overwrite(&self, lpn: u32) {
+    pub fn prefetch_mapped_page(&self, lpn: u32) {
         let Some(&old) = self.l2p.get(lpn as usize) else { return };
         if old != NONE {
             self.prefetch_owner(Ppn(old));
@@ -164,14 +165,7 @@ impl Ftl {
         let mut valid = vec![0u32; self.blocks.valid.len()];
         let (mut mapped, mut mapped_bits) = (0u64, 0u64);
         for (l, &p) in self.l2p.iter().enumerate() {
-            if let Some(&q) = self.l2p.get(l + AHEAD) {
-                if q != NONE {
-                    self.prefetch_owner(Ppn(q));
-                    if let Some(w) = self.valid_bits.get(q as usize / 64) {
-                        prefetch(w);
-                    }
-                }
-            }
+            self.prefetch_mapped_page((l + AHEAD) as u32);
             if p != NONE {
                 if self.p2l[p as usize] != l as u32 {
                     return Err(format!("l2p[{l}] = {p} but p2l[{p}] = {}", self.p2l[p as usize]));

@@ -25,14 +25,19 @@ fn candidates<'a>(ftl: &'a Ftl, plane: PlaneId, min_invalid: u32) -> impl Iterat
     })
 }
 
+/// The candidate with the fewest valid pages, lowest block on ties: greedy's definition,
+/// as a plain scan (the reference for `Greedy::select`'s packed-key scan).
+fn fewest_valid(ftl: &Ftl, plane: PlaneId, min_invalid: u32) -> Option<BlockId> {
+    candidates(ftl, plane, min_invalid).min_by_key(|&(b, v)| (v, b.0)).map(|(b, _)| b)
+}
+
 /// Fewest valid pages.
 pub struct Greedy;
 impl VictimPolicy for Greedy {
     fn name(&self) -> &str {
         "greedy"
     }
-    /// The candidate with the fewest valid pages, lowest block on ties: the same choice as
-    /// `candidates(..).min_by_key(|(b, v)| (v, b))`, as the minimum of the keys
+    /// The same choice as [`fewest_valid`], as the minimum of the keys
     /// `valid × blocks_per_plane + index` (they fit in 32 bits: at most the plane's pages
     /// plus its blocks), which the compiler vectorises; it runs once per victim over
     /// every block of the plane, and the iterator took ~20 instructions a block.
@@ -42,7 +47,7 @@ impl VictimPolicy for Greedy {
         let (ppb, need) = (ftl.geo.pages_per_block, min_invalid.max(1));
         if (u64::from(ppb) + 1) * u64::from(n) > u64::from(u32::MAX) {
             // Keys would not fit (a plane of nearly 2^32 pages): the plain scan.
-            return candidates(ftl, plane, min_invalid).min_by_key(|&(b, v)| (v, b.0)).map(|(b, _)| b);
+            return fewest_valid(ftl, plane, min_invalid);
         }
         let blocks = first..first + n as usize;
         let (valid, state) = (&ftl.blocks.valid[blocks.clone()], &ftl.blocks.state[blocks]);
@@ -52,7 +57,7 @@ impl VictimPolicy for Greedy {
             best = best.min(if eligible { v * n + k } else { u32::MAX });
         }
         let chosen = (best != u32::MAX).then(|| BlockId(first as u32 + best % n));
-        debug_assert_eq!(chosen, candidates(ftl, plane, min_invalid).min_by_key(|&(b, v)| (v, b.0)).map(|(b, _)| b));
+        debug_assert_eq!(chosen, fewest_valid(ftl, plane, min_invalid));
         chosen
     }
 }
@@ -196,7 +201,7 @@ mod tests {
             }
             for p in 0..g.planes() {
                 for min_invalid in [0, 1, 2, 15, 27, 32] {
-                    let plain = candidates(&f, PlaneId(p), min_invalid).min_by_key(|&(b, v)| (v, b.0)).map(|(b, _)| b);
+                    let plain = fewest_valid(&f, PlaneId(p), min_invalid);
                     assert_eq!(Greedy.select(&f, PlaneId(p), min_invalid, Nanos(0)), plain, "plane {p}, min_invalid {min_invalid}");
                 }
             }

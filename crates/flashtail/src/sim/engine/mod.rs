@@ -375,7 +375,7 @@ impl Simulation {
         for page in first..=last {
             let l = wrap_page(page, lp);
             match r.op {
-                Op::Write => self.ftl.prefetch_overwrite(l),
+                Op::Write => self.ftl.prefetch_mapped_page(l),
                 Op::Read if self.oracle.enabled => {
                     if let Some(&ppn) = self.ftl.l2p.get(l as usize) {
                         self.oracle.prefetch_page(ppn);
