@@ -47,9 +47,11 @@ fi
 
 rm -rf "$DATA"
 mkdir -p "$DATA"
+# RUSTFLAGS replaces the `build.rustflags` of .cargo/config.toml: repeat them here.
+BASE_FLAGS="-Cllvm-args=-inline-threshold=1000"
 
 echo "pgo-build: 1/3 instrumented build" >&2
-RUSTFLAGS="-Cprofile-generate=$DATA" FLASHTAIL_BUILD="pgo-instrumented" \
+RUSTFLAGS="$BASE_FLAGS -Cprofile-generate=$DATA" FLASHTAIL_BUILD="pgo-instrumented" \
     cargo build --release --target-dir "$TARGET/gen" -p flashtail-cli --manifest-path "$ROOT/Cargo.toml"
 GEN="$TARGET/gen/release/flashtail"
 
@@ -75,6 +77,6 @@ unset LLVM_PROFILE_FILE
 echo "pgo-build: 3/3 optimised build" >&2
 TRAINED="bundled-trace compare, ttflash, partial GC"
 [ "$BENCH_TRAINING" = 1 ] && TRAINED="$TRAINED, bench-ref"
-RUSTFLAGS="-Cprofile-use=$DATA/merged.profdata" FLASHTAIL_BUILD="release + PGO (trained on: $TRAINED)" \
+RUSTFLAGS="$BASE_FLAGS -Cprofile-use=$DATA/merged.profdata" FLASHTAIL_BUILD="release + PGO (trained on: $TRAINED)" \
     cargo build --release --target-dir "$TARGET" -p flashtail-cli --manifest-path "$ROOT/Cargo.toml"
 echo "pgo-build: built $TARGET/release/flashtail" >&2
