@@ -936,7 +936,12 @@ impl Simulation {
             };
             hook(&mut *self.scheme.gc, &mut ctx);
         }
-        self.apply_cmds(cmds);
+        // Most hooks (every arrival and completion) give no command: skip the call.
+        if cmds.is_empty() {
+            self.cmds = cmds;
+        } else {
+            self.apply_cmds(cmds);
+        }
     }
 
     fn apply_cmds(&mut self, mut cmds: Vec<GcCmd>) {
