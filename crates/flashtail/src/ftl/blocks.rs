@@ -111,7 +111,6 @@ impl BlockTable {
     /// Hand out the next page of a frontier. Host writes may not take the last `reserve`
     /// free blocks (kept for GC); returns `None` when no page can be had. The flag tells
     /// whether a free block was taken (the free count changed).
-    #[inline]
     pub fn allocate(&mut self, geo: &Geometry, plane: PlaneId, stream: Stream, reserve: u32) -> Option<(Ppn, bool)> {
         let pb = &mut self.planes[plane.idx()];
         let frontier = match stream {
@@ -143,7 +142,6 @@ impl BlockTable {
 
     /// Record that a page finished programming; pages program in allocation order.
     /// Returns true when this sealed the block (it just became a GC candidate).
-    #[inline]
     pub fn mark_programmed(&mut self, geo: &Geometry, ppn: Ppn, now: u64) -> bool {
         let (i, page) = self.locate(ppn);
         debug_assert_eq!((i, page), (geo.block_of(ppn).idx(), geo.page_in_block(ppn)));

@@ -498,7 +498,6 @@ impl Simulation {
     }
 
     /// One page of a request finished (or the arrival guard was dropped).
-    #[inline]
     fn page_done(&mut self, slot: u32) {
         let r = self.reqs.get(slot);
         r.pending -= 1;
@@ -534,7 +533,6 @@ impl Simulation {
 
     // ----- transactions and units ----------------------------------------------------
 
-    #[inline]
     fn new_txn(&mut self, kind: TxnKind, plane: PlaneId, lpn: u32, ppn: u32, req: u32) -> u32 {
         let t = Txn {
             kind,
@@ -586,7 +584,6 @@ impl Simulation {
     }
 
     /// Start work on an idle unit, if it has any.
-    #[inline]
     fn dispatch(&mut self, u: u32) {
         while self.units[u as usize].running == IDLE {
             if self.units[u as usize].parked.is_some() && self.units[u as usize].reads.is_empty() {
@@ -801,7 +798,6 @@ impl Simulation {
     }
 
     /// Attribute a user transaction's queueing time to what its unit was busy with.
-    #[inline]
     fn add_wait_from_snap(&mut self, u: u32, t: u32) {
         let req = self.txns[t as usize].req;
         if req == NO_REQ {

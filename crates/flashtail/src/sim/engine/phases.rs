@@ -73,7 +73,6 @@ impl Simulation {
     /// Start the running transaction's phase `i` on unit `u` (or complete it). `i` is the
     /// transaction's stored phase index, passed in because it was usually just stored (a
     /// read-back missed store-to-load forwarding).
-    #[inline]
     pub(super) fn start_phase_at(&mut self, u: u32, t: u32, mut i: u8) {
         loop {
             let step = self.txns[t as usize].step_at(i, &self.costs);
@@ -102,7 +101,6 @@ impl Simulation {
 
     /// Unit `u` takes its channel for transfer phase `i` of transaction `t`: lay out the
     /// chain (module doc, [`Chain`]) and queue the event that ends it.
-    #[inline]
     fn claim(&mut self, u: u32, t: u32, i: u8) {
         let ch = self.units[u as usize].channel.idx();
         let txn = &self.txns[t as usize];

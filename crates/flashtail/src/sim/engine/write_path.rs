@@ -25,7 +25,6 @@ impl Simulation {
     }
 
     /// Submit data pages, then one parity page per stripe they touch (RAIN).
-    #[inline]
     pub(super) fn submit_batch(&mut self, slot: u32, lpns: &[u32], buffered: bool) {
         let mut last_stripe = u32::MAX;
         for (i, &lpn) in lpns.iter().enumerate() {
@@ -84,7 +83,6 @@ impl Simulation {
 
     /// As `submit_write`; `version` carries a version already given to the data (a page
     /// flushed from the ttFlash buffer) instead of a new one.
-    #[inline]
     pub(super) fn submit_write_versioned(&mut self, slot: u32, id: u32, buffered: bool, since: Nanos, in_batch: bool, version: Option<u32>) {
         let plane = self.choose_plane(id);
         let Some((ppn, took)) = self.ftl.allocate(plane, Stream::User, self.dev.ftl.gc_reserved_blocks) else {
