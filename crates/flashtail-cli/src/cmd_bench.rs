@@ -47,6 +47,12 @@ pub struct Args {
     /// Run lengths (requests) of --scaling, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "100000,1000000,10000000")]
     pub scaling_requests: Vec<u64>,
+    /// Run the list of cases this many times, round after round, and summarise each case's
+    /// fastest and median run: on a shared machine one run can be far off the machine's
+    /// speed. Each run's JSON entry carries its round. The runs must agree on their event
+    /// counts (a difference is reported as an error: the simulation is deterministic).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
     /// Write the results as a JSON array here.
     #[arg(long)]
     pub json: Option<std::path::PathBuf>,
@@ -85,6 +91,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     if a.scaling {
+        if a.repeat > 1 {
+            bail!("--repeat applies to the scheme cases, not to --scaling");
+        }
         return run_scaling(&a);
     }
     for s in &a.schemes {
@@ -116,12 +125,65 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         "case", "requests", "total s", "precond", "cpu s", "req/s (run)", "req/s (cpu)", "events", "events/s", "peak MiB"
     );
     let mut all = Vec::new();
-    for case in &cases {
-        let v = run_child(case, a.requests, a.unchained)?;
-        println!("{}", row(&v));
-        all.push(v);
+    for round in 1..=a.repeat {
+        if a.repeat > 1 {
+            println!("-- round {round} of {}", a.repeat);
+        }
+        for case in &cases {
+            let mut v = run_child(case, a.requests, a.unchained)?;
+            v["round"] = json!(round);
+            println!("{}", row(&v));
+            all.push(v);
+        }
+    }
+    if a.repeat > 1 {
+        print_summary(a.repeat, &all)?;
     }
     write_json(a.json.as_deref(), &all)
+}
+
+/// Per case, over the rounds of `--repeat`: the fastest and the median total time and the
+/// request rates of the fastest and the median run. Fails if a case's rounds disagree on the
+/// number of events, which would mean a run is not deterministic.
+fn print_summary(rounds: u32, all: &[Value]) -> anyhow::Result<()> {
+    let mut names: Vec<&str> = Vec::new();
+    for v in all {
+        let name = v["case"].as_str().unwrap_or("?");
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    println!("summary over {rounds} rounds (fastest / median):");
+    println!("{:<26} {:>17} {:>23}", "case", "total s", "req/s (run)");
+    for name in names {
+        let runs: Vec<&Value> = all.iter().filter(|v| v["case"].as_str() == Some(name)).collect();
+        let events: Vec<u64> = runs.iter().map(|v| v["events"].as_u64().unwrap_or(0)).collect();
+        if events.windows(2).any(|w| w[0] != w[1]) {
+            bail!("case {name}: the rounds simulated different numbers of events ({events:?}); the same run must be identical");
+        }
+        let f = |k: &str| -> Vec<f64> { runs.iter().map(|v| v[k].as_f64().unwrap_or(0.0)).collect() };
+        let (total_min, total_med) = fastest_and_median(f("total_seconds"));
+        let (run_min, run_med) = fastest_and_median(f("run_seconds"));
+        let requests = runs[0]["requests"].as_f64().unwrap_or(0.0);
+        let rates = if requests > 0.0 && run_min > 0.0 {
+            format!("{:.0} / {:.0}", requests / run_min, requests / run_med)
+        } else {
+            "-".into()
+        };
+        println!("{:<26} {:>17} {:>23}", name, format!("{total_min:.3} / {total_med:.3}"), rates);
+    }
+    Ok(())
+}
+
+/// The smallest value and the median (the mean of the middle two for an even count).
+fn fastest_and_median(mut xs: Vec<f64>) -> (f64, f64) {
+    if xs.is_empty() {
+        return (0.0, 0.0);
+    }
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    let median = if n % 2 == 1 { xs[n / 2] } else { (xs[n / 2 - 1] + xs[n / 2]) / 2.0 };
+    (xs[0], median)
 }
 
 /// Run one case in a fresh process (this binary with `--child`) and parse its JSON line.
@@ -404,6 +466,14 @@ fn precondition_only(tib: f64) -> anyhow::Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fastest_and_median_of_odd_and_even_counts() {
+        assert_eq!(fastest_and_median(vec![3.0, 1.0, 2.0]), (1.0, 2.0));
+        assert_eq!(fastest_and_median(vec![4.0, 1.0, 3.0, 2.0]), (1.0, 2.5));
+        assert_eq!(fastest_and_median(vec![7.5]), (7.5, 7.5));
+        assert_eq!(fastest_and_median(Vec::new()), (0.0, 0.0));
+    }
 
     #[test]
     fn large_device_has_the_requested_raw_size() {

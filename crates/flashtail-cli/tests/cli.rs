@@ -634,6 +634,26 @@ fn bench_reports_each_case_with_its_build() {
     fails(&["bench", "--requests", "10", "--schemes", "no-such-scheme"], &["no-such-scheme"]);
 }
 
+/// `--repeat` runs the case list round after round, tags each run with its round, and
+/// summarises each case; every round of a case simulates the same events.
+#[test]
+fn bench_repeat_runs_rounds_and_summarises_them() {
+    let dir = scratch("bench-repeat");
+    let json = dir.join("bench.json");
+    let out = succeeds(&[
+        "bench", "--requests", "1500", "--schemes", "base", "--oracle", "off", "--repeat", "3", "--json", json.to_str().unwrap(),
+    ]);
+    assert!(out.contains("summary over 3 rounds (fastest / median):"), "{out}");
+    let summary = out.lines().skip_while(|l| !l.starts_with("summary over")).nth(2).unwrap_or_default();
+    assert!(summary.starts_with("base, oracle off"), "{out}");
+    let runs = read_json(&json).as_array().cloned().unwrap_or_default();
+    let rounds: Vec<u64> = runs.iter().filter_map(|r| r["round"].as_u64()).collect();
+    assert_eq!(rounds, [1, 2, 3]);
+    assert!(runs.iter().all(|r| r["events"] == runs[0]["events"] && r["requests"] == 1500), "{runs:?}");
+    fails(&["bench", "--requests", "10", "--repeat", "0"], &["--repeat"]);
+    fails(&["bench", "--scaling", "--repeat", "2"], &["--repeat applies to the scheme cases"]);
+}
+
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()))
 }
