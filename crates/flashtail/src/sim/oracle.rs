@@ -77,10 +77,7 @@ impl Oracle {
         self.checked += 1;
         let want = self.lpn_version[lpn as usize];
         if got >= want {
-            self.violations += 1;
-            if self.first_violations.len() < 10 {
-                self.first_violations.push(format!("t={now}ns {what} of LPN {lpn}: flash has version {got}, buffer should hold newer than newest {want}"));
-            }
+            self.violation(format_args!("t={now}ns {what} of LPN {lpn}: flash has version {got}, buffer should hold newer than newest {want}"));
         }
     }
 
@@ -91,10 +88,7 @@ impl Oracle {
         }
         self.checked += 1;
         if got != want {
-            self.violations += 1;
-            if self.first_violations.len() < 10 {
-                self.first_violations.push(format!("t={now}ns {what} of id {id}: {got}, expected {want}"));
-            }
+            self.violation(format_args!("t={now}ns {what} of id {id}: {got}, expected {want}"));
         }
     }
 
@@ -160,6 +154,7 @@ impl Oracle {
         }
     }
 
+    /// Count a violation and keep the first ten descriptions (every check reports here).
     #[cold]
     #[inline(never)]
     fn violation(&mut self, msg: std::fmt::Arguments) {

@@ -275,19 +275,14 @@ impl Simulation {
         let mut after: Option<HostRequest> = if next.is_some() { src.next_request()? } else { None };
         let mut last_arrival = Nanos::ZERO;
         // Building the device may already have stalled (GC at preconditioning found no page).
-        if let Some(msg) = self.fatal.take() {
-            return Err(SimError::Stalled(msg));
-        }
+        self.check_fatal()?;
         loop {
             // Every event due up to the next arrival (at its nanosecond too: arrivals come
             // after the events of their nanosecond), in a tight loop of its own.
             let until = next.as_ref().map_or(u64::MAX, |r| r.arrival.max(last_arrival).0);
             while self.heap.peek_time().is_some_and(|t| t <= until) {
                 self.step_event();
-                // Tested without `take`, which would store to `fatal` on every event.
-                if self.fatal.is_some() {
-                    return Err(SimError::Stalled(self.fatal.take().unwrap_or_default()));
-                }
+                self.check_fatal()?;
             }
             let Some(mut r) = next.take() else { break };
             if r.arrival < last_arrival {
@@ -296,9 +291,7 @@ impl Simulation {
             }
             last_arrival = r.arrival;
             self.arrive(r);
-            if self.fatal.is_some() {
-                return Err(SimError::Stalled(self.fatal.take().unwrap_or_default()));
-            }
+            self.check_fatal()?;
             next = after.take();
             if next.is_some() {
                 after = src.next_request()?;
@@ -331,6 +324,16 @@ impl Simulation {
         let notes = src.summary();
         let workload = src.describe();
         Ok(self.report(wall.elapsed().as_secs_f64(), workload, notes))
+    }
+
+    /// Stop with the device's fatal condition, if one was set (see `fatal`). Tested before
+    /// `take`, which would store to `fatal` on every event.
+    #[inline]
+    fn check_fatal(&mut self) -> Result<(), SimError> {
+        if self.fatal.is_some() {
+            return Err(SimError::Stalled(self.fatal.take().unwrap_or_default()));
+        }
+        Ok(())
     }
 
     /// Every request completed once, and the pages the block table saw programmed equal
