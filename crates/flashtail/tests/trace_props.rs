@@ -100,7 +100,7 @@ proptest! {
                 let op = if read { Op::Read } else { Op::Write };
                 let mut r = HostRequest::new(Nanos(t_ns), off, size, op);
                 if f == Format::Fiu {
-                    r.fingerprints = vec![0; size.div_ceil(4096) as usize];
+                    r.fingerprints = vec![0; size.div_ceil(4096) as usize].into();
                     r.fingerprints[0] = fp;
                 }
                 want.push(r);

@@ -166,8 +166,8 @@ fn fiu_mail_with_tar_header() {
     assert_eq!((got.n, got.reads, got.writes), (9998, 8896, 1102));
     // The first record is the one at the end of tar-header line 3.
     assert_eq!(fl[0].offset, 18579576 * 512);
-    assert_eq!(fl[0].fingerprints, vec![0xd6c7_5ba4_6e82_326f]);
-    assert_eq!(fl[1].fingerprints, vec![0xd6bd_5b6a_24cd_f140]);
+    assert_eq!(fl[0].fingerprints.as_slice(), [0xd6c7_5ba4_6e82_326f]);
+    assert_eq!(fl[1].fingerprints.as_slice(), [0xd6bd_5b6a_24cd_f140]);
     assert_eq!(get(&s, "format"), "fiu");
     assert_eq!(get(&s, "salvaged_after_binary"), "1");
     assert_eq!(get(&s, "skipped_non-text"), "2");

@@ -5,4 +5,4 @@
 //! device at its arrival time.
 
 pub mod request;
-pub use request::{HostRequest, Op, RequestSource, SourceError, VecSource};
+pub use request::{Fingerprints, HostRequest, Op, RequestSource, SourceError, VecSource};

@@ -267,7 +267,7 @@ impl TraceReader {
         if let Some(fp) = r.fingerprint {
             // One MD5 per line: it covers the first 4 KiB block; further blocks are unknown.
             let blocks = r.size.div_ceil(4096).clamp(1, 1 << 16) as usize;
-            req.fingerprints = vec![0; blocks];
+            req.fingerprints = smallvec::smallvec![0; blocks];
             req.fingerprints[0] = fp;
         }
         req

@@ -555,7 +555,7 @@ mod tests {
     fn exact_figures_on_a_tiny_trace() {
         let w = |t: u64, off: u64, fp: Vec<u64>| {
             let mut r = HostRequest::new(Nanos(t), off, 4096, Op::Write);
-            r.fingerprints = fp;
+            r.fingerprints = fp.into();
             r
         };
         let reqs = vec![

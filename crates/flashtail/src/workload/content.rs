@@ -62,7 +62,9 @@ impl ContentSource {
     #[inline]
     pub fn next_block(&mut self, r: &mut ChaCha8Rng) -> Fingerprint {
         self.blocks += 1;
-        let dup = self.distinct > 0 && unit(r) < self.dup_rate;
+        // No draw when no duplicate is possible: the content stream is this source's own, so
+        // skipping it changes nothing else (and saves a random number per written block).
+        let dup = self.distinct > 0 && self.dup_rate > 0.0 && unit(r) < self.dup_rate;
         let id = if dup {
             self.dups += 1;
             self.zipf.sample_n(r, self.distinct) - 1

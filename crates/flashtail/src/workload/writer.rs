@@ -95,7 +95,7 @@ mod tests {
     fn partial_blocks_and_missing_fingerprints() {
         // 6 KiB write at sector 1 with one known fingerprint, then a 512 B read.
         let mut w = HostRequest::new(Nanos(10), 512, 6144, Op::Write);
-        w.fingerprints = vec![0xabc];
+        w.fingerprints = vec![0xabc].into();
         let r = HostRequest::new(Nanos(20), 0, 512, Op::Read);
         let mut out = Vec::new();
         let n = write_trace(&mut VecSource::new(vec![w.clone(), r.clone()]), TraceFormat::Fiu, &mut out);
