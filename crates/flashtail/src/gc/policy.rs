@@ -114,6 +114,13 @@ impl GcCtx<'_> {
 pub trait GcPolicy: Send {
     /// A plane's free-block count changed (a frontier took a block, or an erase finished).
     fn on_free_change(&mut self, _ctx: &mut GcCtx, _plane: PlaneId) {}
+    /// Whether the policy reacts to `on_arrival` and `on_complete`. The engine calls those two
+    /// hooks once per host request each; a policy that keeps their default (no-op) bodies
+    /// says `false` here and the engine skips the calls. The default, `true`, is the safe
+    /// one for a policy that forgets to say.
+    fn watches_requests(&self) -> bool {
+        true
+    }
     /// A host request arrived (before it is split into pages).
     fn on_arrival(&mut self, _ctx: &mut GcCtx, _req: &HostRequest) {}
     /// A host request completed, with its latency; `plane` is the plane of its last page.

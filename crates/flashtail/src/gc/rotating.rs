@@ -61,6 +61,10 @@ impl RotatingGc {
 }
 
 impl GcPolicy for RotatingGc {
+    /// Turns pass on free-block changes and erases only.
+    fn watches_requests(&self) -> bool {
+        false
+    }
     fn on_free_change(&mut self, ctx: &mut GcCtx, p: PlaneId) {
         self.init(ctx);
         let free = ctx.free_blocks(p);

@@ -46,6 +46,10 @@ impl ThresholdGc {
 }
 
 impl GcPolicy for ThresholdGc {
+    /// Greedy thresholds look at free blocks only.
+    fn watches_requests(&self) -> bool {
+        false
+    }
     fn on_free_change(&mut self, ctx: &mut GcCtx, plane: PlaneId) {
         self.check(ctx, plane);
     }
