@@ -508,6 +508,10 @@ impl Simulation {
     }
 
     /// One page of a request finished (or the arrival guard was dropped).
+    ///
+    /// Always inlined, as a profile-guided build does: its callers (`complete`, `arrive`)
+    /// run it once per page and mostly take its first return (−1.2 % instructions).
+    #[inline(always)]
     fn page_done(&mut self, slot: u32) {
         let r = self.reqs.get(slot);
         r.pending -= 1;
@@ -596,6 +600,11 @@ impl Simulation {
     }
 
     /// Start work on an idle unit, if it has any.
+    ///
+    /// Always inlined (into `complete`, `enqueue_user` and the GC commands), as a
+    /// profile-guided build does: as a call it paid a large register save and restore per
+    /// transaction (cachegrind, 300k requests: −0.9 % instructions inlined).
+    #[inline(always)]
     fn dispatch(&mut self, u: u32) {
         while self.units[u as usize].running == IDLE {
             if self.units[u as usize].parked.is_some() && self.units[u as usize].reads.is_empty() {
