@@ -2,9 +2,10 @@
 # Build flashtail with profile-guided optimisation (PGO): an instrumented build runs a
 # training mix, and the release build is then compiled with the branch and call counts it
 # recorded. The simulator is branchy integer code whose hot paths the compiler cannot rank
-# on its own; on the issue-6 reference benchmark the PGO build executes about 9 % fewer
+# on its own; on the issue-6 reference benchmark the PGO build executes about 6 % fewer
 # instructions than the plain build (17 % before the plain build raised LLVM's inlining
-# threshold; docs/performance.md, "Fifth round" and "Sixth round").
+# threshold and inlined what PGO inlines; docs/performance.md, "Fifth round" to "Seventh
+# round"). On the project's noisy VM the two builds' run times overlap.
 #
 # Usage: scripts/pgo-build.sh [--no-bench-training]
 #   Result: target/pgo/release/flashtail (the plain `cargo build --release` is untouched).
