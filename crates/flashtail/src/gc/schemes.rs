@@ -60,3 +60,21 @@ pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Schem
     let gc_tolerant_flush = name == "ttflash";
     Ok(Scheme { name: name.to_string(), gc, victim: v, copyback, ideal, rain, gc_tolerant_read: gtr, gc_tolerant_flush })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The engine skips `on_arrival` / `on_complete` for policies that say they do not watch
+    /// requests: only the partial-GC policies (which plan idle-time GC from the request
+    /// stream) may say they do, and every one of them must.
+    #[test]
+    fn only_the_partial_gc_policies_watch_requests() {
+        let partial: Vec<&str> = crate::gc::partial::SCHEMES.iter().map(|&(n, _)| n).collect();
+        assert!(!partial.is_empty());
+        for (name, _) in scheme_names() {
+            let s = build_scheme(name, None, 1).unwrap();
+            assert_eq!(s.gc.watches_requests(), partial.contains(&name), "scheme {name}");
+        }
+    }
+}
