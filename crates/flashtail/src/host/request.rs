@@ -13,7 +13,7 @@ pub enum Op {
 
 /// The content fingerprints of one request's 4 KiB blocks. Up to four (16 KiB) are stored
 /// inline: the generator makes one list per write request, and a heap allocation and free
-/// for each was 2 % of a benchmark run's instructions.
+/// for each were about 1 % of a benchmark run's instructions.
 pub type Fingerprints = smallvec::SmallVec<[Fingerprint; 4]>;
 
 /// One host I/O request as it enters the device.

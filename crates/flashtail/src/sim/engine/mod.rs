@@ -161,7 +161,7 @@ pub struct Simulation {
     /// Phase durations, fixed for the run.
     costs: PhaseCosts,
     /// The GC policy's `watches_requests`, asked once: most policies ignore arrivals and
-    /// completions, and two skipped hook calls per request are ~2 % of a run's instructions.
+    /// completions, and the two hook calls per request were 1 % of a run's instructions.
     policy_watches_requests: bool,
 }
 
