@@ -5,7 +5,8 @@
 
 use super::{
     draw_line, frame, line_styles, log_frac, log_ticks, marker_points, nice_log_range, note,
-    render, scheme_entries_with_data, steps, thin, Swatch, FONT, HALF, LIGHT_GRID,
+    render, scheme_entries_with_data, steps, thin, Area, DrawResult, LineStyle, Swatch, FONT,
+    HALF, LIGHT_GRID,
 };
 use crate::report::csv_out::cdf_of;
 use crate::report::fmt::axis_num;
@@ -45,31 +46,65 @@ pub(crate) fn cdf_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<Str
             .y_label_formatter(&|v| format!("{v:.1}"))
             .label_style((FONT, 13))
             .draw()?;
+        let lines = CdfLines { reports, styles: &styles, op, noun, log: (true, false) };
+        lines.draw(
+            &mut chart,
+            &plot,
+            |ms, p| (ms.max(lo), p.clamp(0.0, 1.0)),
+            |(x, y)| (log_frac(x, lo, hi), y),
+        )
+    })
+}
+
+/// The per-scheme lines of a latency-distribution figure (the CDF and its tail view): each
+/// run's CDF points of one request class, mapped into the chart, thinned and stepped, with
+/// markers spread along them.
+pub(crate) struct CdfLines<'r> {
+    pub reports: &'r [RunReport],
+    pub styles: &'r [LineStyle],
+    pub op: &'r str,
+    pub noun: &'r str,
+    /// Which axes (x, y) are logarithmic, for spacing the markers.
+    pub log: (bool, bool),
+}
+
+impl CdfLines<'_> {
+    /// `point(ms, cumulative fraction)` gives a CDF point's chart coordinates, `unit` maps
+    /// chart coordinates onto the unit square (for thinning and marker spacing). With no
+    /// data for the class in any run, the figure says so instead.
+    pub fn draw<'a, X, Y>(
+        &self,
+        chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+        plot: &Area<'_>,
+        point: impl Fn(f64, f64) -> (f64, f64),
+        unit: impl Fn((f64, f64)) -> (f64, f64) + Copy,
+    ) -> DrawResult
+    where
+        X: Ranged<ValueType = f64>,
+        Y: Ranged<ValueType = f64>,
+    {
         let mut any = false;
-        for (i, (r, st)) in reports.iter().zip(&styles).enumerate() {
-            let pts = &cdf_of(r, op).points;
+        for (i, (r, st)) in self.reports.iter().zip(self.styles).enumerate() {
+            let pts = &cdf_of(r, self.op).points;
             if pts.is_empty() {
                 continue;
             }
             any = true;
-            let line = pts
-                .iter()
-                .map(|&(ns, p)| ((ns as f64 / NS_PER_MS).max(lo), p.clamp(0.0, 1.0)));
-            let unit = |(x, y): (f64, f64)| (log_frac(x, lo, hi), y);
+            let line = pts.iter().map(|&(ns, p)| point(ns as f64 / NS_PER_MS, p));
             let line = steps(thin(line, unit).into_iter());
             if let [only] = line.as_slice() {
                 // One point draws no line: mark it instead.
-                draw_line(&mut chart, vec![], &[*only], *st)?;
+                draw_line(chart, vec![], &[*only], *st)?;
             } else {
-                let marks = marker_points(&line, unit, (true, false), i, reports.len());
-                draw_line(&mut chart, line, &marks, *st)?;
+                let marks = marker_points(&line, unit, self.log, i, self.reports.len());
+                draw_line(chart, line, &marks, *st)?;
             }
         }
         if !any {
-            note(&plot, &format!("no {noun} in these runs"))?;
+            note(plot, &format!("no {} in these runs", self.noun))?;
         }
         Ok(())
-    })
+    }
 }
 
 /// Log-axis bounds (ms) covering every positive latency of `op` across the runs.

@@ -4,11 +4,8 @@
 //! resolve rarer events. The last CDF point (1 − CDF = 0) is drawn at the axis floor so
 //! each line visibly ends at the scheme's maximum latency.
 
-use super::cdf::{latency_range, NS_PER_MS};
-use super::{
-    draw_line, frame, line_styles, log_frac, log_ticks, marker_points, note, render,
-    scheme_entries_with_data, steps, thin, Swatch, FONT, HALF, LIGHT_GRID,
-};
+use super::cdf::{latency_range, CdfLines};
+use super::{frame, line_styles, log_frac, log_ticks, render, scheme_entries_with_data, Swatch, FONT, HALF, LIGHT_GRID};
 use crate::report::csv_out::cdf_of;
 use crate::report::fmt::{axis_num, pow10_label};
 use crate::stats::RunReport;
@@ -47,30 +44,13 @@ pub(crate) fn tail_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<St
             .y_label_formatter(&|v| pow10_label(v.log10().round() as i32))
             .label_style((FONT, 13))
             .draw()?;
-        let mut any = false;
-        for (i, (r, st)) in reports.iter().zip(&styles).enumerate() {
-            let pts = &cdf_of(r, op).points;
-            if pts.is_empty() {
-                continue;
-            }
-            any = true;
-            let line = pts
-                .iter()
-                .map(|&(ns, p)| ((ns as f64 / NS_PER_MS).max(lo), (1.0 - p).clamp(floor, 1.0)));
-            let unit = |(x, y): (f64, f64)| (log_frac(x, lo, hi), log_frac(y, floor, 1.0));
-            let line = steps(thin(line, unit).into_iter());
-            if let [only] = line.as_slice() {
-                // One point draws no line: mark it instead.
-                draw_line(&mut chart, vec![], &[*only], *st)?;
-            } else {
-                let marks = marker_points(&line, unit, (true, true), i, reports.len());
-                draw_line(&mut chart, line, &marks, *st)?;
-            }
-        }
-        if !any {
-            note(&plot, &format!("no {noun} in these runs"))?;
-        }
-        Ok(())
+        let lines = CdfLines { reports, styles: &styles, op, noun, log: (true, true) };
+        lines.draw(
+            &mut chart,
+            &plot,
+            |ms, p| (ms.max(lo), (1.0 - p).clamp(floor, 1.0)),
+            |(x, y)| (log_frac(x, lo, hi), log_frac(y, floor, 1.0)),
+        )
     })
 }
 
