@@ -15,7 +15,7 @@
 use anyhow::{bail, Context};
 use flashtail::config::presets;
 use flashtail::gc::build_scheme;
-use flashtail::stats::process::{peak_rss_bytes, thread_cpu_seconds};
+use flashtail::stats::process::{peak_rss_bytes, process_cpu_seconds, thread_cpu_seconds};
 use flashtail::config::Precondition;
 use flashtail::stats::LatencyMode;
 use flashtail::{DeviceConfig, SimOptions, Simulation};
@@ -341,7 +341,7 @@ fn run_workload(scheme: &str, oracle: bool, requests: u64, chain: bool) -> anyho
         "total_seconds": total,
         "precondition_seconds": report.cost.precondition_seconds,
         "run_seconds": report.cost.wall_seconds,
-        "cpu_seconds": thread_cpu_seconds(),
+        "cpu_seconds": process_cpu_seconds(),
         "events": report.cost.events,
         "peak_rss_bytes": peak_rss_bytes(),
         "waf": report.flash.waf,
@@ -404,7 +404,7 @@ fn run_scaling_case(variant: &str, requests: u64, chain: bool) -> anyhow::Result
         "total_seconds": total,
         "precondition_seconds": report.cost.precondition_seconds,
         "run_seconds": report.cost.wall_seconds,
-        "cpu_seconds": cpu1,
+        "cpu_seconds": process_cpu_seconds().or(cpu1),
         "run_cpu_seconds": run_cpu,
         "ns_per_request": per(done),
         "ns_per_event": per(report.cost.events),
@@ -455,7 +455,7 @@ fn precondition_only(tib: f64) -> anyhow::Result<Value> {
         "total_seconds": total,
         "precondition_seconds": total,
         "run_seconds": 0.0,
-        "cpu_seconds": thread_cpu_seconds(),
+        "cpu_seconds": process_cpu_seconds(),
         "events": 0,
         "peak_rss_bytes": peak_rss_bytes(),
         "physical_pages": pages,

@@ -21,8 +21,9 @@ pub struct Ftl {
     pub l2p: Vec<u32>,
     pub p2l: Vec<u32>,
     pub blocks: BlockTable,
-    /// Bit `ppn` set ⇔ `l2p[p2l[ppn]] == ppn` (maintained by `map`/`unmap` only).
-    valid_bits: Vec<u64>,
+    /// Bit `ppn` set ⇔ `l2p[p2l[ppn]] == ppn` (maintained by `map`/`unmap`, and written
+    /// directly only by preconditioning's bulk load).
+    pub(super) valid_bits: Vec<u64>,
 }
 
 impl Ftl {

@@ -15,7 +15,17 @@ pub fn peak_rss_bytes() -> u64 {
 /// On a shared machine wall time includes waiting for a core; CPU time is the cost of the
 /// work itself.
 pub fn thread_cpu_seconds() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    cpu_seconds_from("/proc/thread-self/stat")
+}
+
+/// CPU time (user + system) of the whole process, every thread included, in seconds (same
+/// source and resolution as [`thread_cpu_seconds`]): preconditioning runs on every core.
+pub fn process_cpu_seconds() -> Option<f64> {
+    cpu_seconds_from("/proc/self/stat")
+}
+
+fn cpu_seconds_from(stat: &str) -> Option<f64> {
+    let s = std::fs::read_to_string(stat).ok()?;
     // Field 2 (the command name) may hold spaces: count fields after its closing parenthesis.
     let rest = &s[s.rfind(')')? + 1..];
     let f: Vec<&str> = rest.split_whitespace().collect();
@@ -36,5 +46,6 @@ mod tests {
         // Some memory is resident and the CPU clock reads (it may still be 0 ticks).
         assert!(peak_rss_bytes() > 0);
         assert!(thread_cpu_seconds().is_some_and(|s| s >= 0.0));
+        assert!(process_cpu_seconds().is_some_and(|s| s >= thread_cpu_seconds().unwrap_or(0.0)));
     }
 }
