@@ -16,7 +16,7 @@
 //! pass: (1) choose the mapped logical pages, each by its own word of one random stream;
 //! (2) lay out each plane's valid pages from its plan and its own random stream; (3) map the
 //! k-th chosen logical page of each plane to that plane's k-th valid page. A 1 TiB device
-//! takes ~4–5 s on this project's 2-core VM (one core: ~8 s).
+//! takes 4–6 s on this project's 2-core VM (one core: ~7 s).
 //!
 //! Not modelled: wear (erase counts start at 0).
 
