@@ -419,7 +419,8 @@ mod tests {
     /// The layout is part of every run's result, so it must not move: these digests were
     /// taken from the sequential implementation (one pass, one cursor per plane) that the
     /// parallel passes replaced. bench-ref spans two chunks of pass 1; the RAIN device has
-    /// parity pages and invalid prefixes (aged).
+    /// parity pages and invalid prefixes (aged); the last device's planes are not aligned
+    /// to the bitmap's words.
     #[test]
     fn layouts_match_the_sequential_implementation() {
         let dev = presets::load("bench-ref").unwrap();
@@ -444,10 +445,26 @@ mod tests {
         ftl.check_invariants().unwrap();
         assert_eq!((s.mapped_pages, s.invalid_pages), (RAIN_AGED.0, RAIN_AGED.1));
         assert_eq!(map_digest(&ftl), RAIN_AGED.2);
+
+        // Six planes (no mask) of 222 pages (no plane starts on a bitmap word).
+        let mut dev = presets::load("tiny").unwrap();
+        dev.geometry.channels = 3;
+        dev.geometry.pages_per_block = 6;
+        dev.geometry.blocks_per_plane = 37;
+        dev.precondition = Precondition::Steady { fill: 0.8, free_blocks_margin: 1 };
+        dev.validate().unwrap();
+        let geo = dev.geometry.clone();
+        assert_eq!((geo.planes(), geo.blocks_per_plane * geo.pages_per_block % 64), (6, 30));
+        let mut ftl = Ftl::new(&geo, dev.logical_pages(), dev.logical_pages());
+        let s = precondition(&mut ftl, &dev, 5, &|l| geo.static_plane(Lpn(l)), None, |_, _| {}).unwrap();
+        ftl.check_invariants().unwrap();
+        assert_eq!((s.mapped_pages, s.invalid_pages), (UNALIGNED.0, UNALIGNED.1));
+        assert_eq!(map_digest(&ftl), UNALIGNED.2);
     }
 
     const BENCH_REF: (u64, u64, u64) = (1_468_965, 390_619, 0x8a27_9443_f047_3cbc);
     const RAIN_AGED: (u64, u64, u64) = (13_176, 13_352, 0x9817_cfe6_4b59_998d);
+    const UNALIGNED: (u64, u64, u64) = (846, 234, 0x2353_7d6a_da09_673d);
 
     #[test]
     fn or_bits_at_any_offset() {
