@@ -127,9 +127,9 @@ pub fn precondition(
     // RAIN: every stripe holding data also holds its parity page.
     if let Some(r) = rain {
         for l in 0..data {
-            if bits[l / 64] & (1 << (l % 64)) != 0 {
+            if is_set(&bits, l) {
                 let pid = r.parity_id(r.stripe_of(l as u32)) as usize;
-                if bits[pid / 64] & (1 << (pid % 64)) == 0 {
+                if !is_set(&bits, pid) {
                     bits[pid / 64] |= 1 << (pid % 64);
                     per_plane[place(pid as u32).idx()] += 1;
                 }
@@ -178,7 +178,7 @@ pub fn precondition(
     // k-th valid page (in page order), as a cursor walking the plans page by page would.
     let mut next: Vec<SetBits> = (0..planes).map(|pl| SetBits::from(valid_bits, pl * pages_per_plane)).collect();
     for l in 0..n {
-        if bits[l / 64] & (1 << (l % 64)) == 0 {
+        if !is_set(&bits, l) {
             continue;
         }
         let ppn = next[place(l as u32).idx()].next(valid_bits) as u32;
@@ -238,31 +238,23 @@ fn lay_out_plane(plan: &[BlockPlan], p: u32, mut rng: ChaCha8Rng, pages: usize) 
     bits
 }
 
-/// OR the first `n` bits of `src` into `dst` starting at bit `at`.
+/// OR the first `n` bits of `src` into `dst` starting at bit `at` (any alignment: each
+/// source word lands in one destination word, or straddles two).
 fn or_bits_at(dst: &mut [u64], at: usize, src: &[u64], n: usize) {
-    if at % 64 == 0 {
-        let w = n / 64;
-        for (d, s) in dst[at / 64..at / 64 + w].iter_mut().zip(&src[..w]) {
-            *d |= s;
-        }
-        for i in w * 64..n {
-            let j = at + i;
-            dst[j / 64] |= ((src[i / 64] >> (i % 64)) & 1) << (j % 64);
-        }
-    } else {
-        for (i, word) in src.iter().enumerate() {
-            let mut w = *word;
-            while w != 0 {
-                let k = i * 64 + w.trailing_zeros() as usize;
-                if k >= n {
-                    break;
-                }
-                let j = at + k;
-                dst[j / 64] |= 1 << (j % 64);
-                w &= w - 1;
-            }
+    let (base, shift) = (at / 64, at % 64);
+    for (i, &word) in src[..n.div_ceil(64)].iter().enumerate() {
+        let taken = (n - i * 64).min(64);
+        let w = if taken == 64 { word } else { word & ((1 << taken) - 1) };
+        dst[base + i] |= w << shift;
+        if shift > 0 && w >> (64 - shift) != 0 {
+            dst[base + i + 1] |= w >> (64 - shift);
         }
     }
+}
+
+#[inline]
+fn is_set(bits: &[u64], i: usize) -> bool {
+    bits[i / 64] & (1 << (i % 64)) != 0
 }
 
 /// Walks the set bits of a bitmap in increasing order from a starting bit.

@@ -953,7 +953,7 @@ impl Simulation {
             };
             hook(&mut *self.scheme.gc, &mut ctx);
         }
-        // Most hooks (every arrival and completion) give no command: skip the call.
+        // Most hooks give no command: skip the call.
         if cmds.is_empty() {
             self.cmds = cmds;
         } else {
