@@ -1,12 +1,19 @@
 //! Page-level mapping (L2P and P2L) on top of the block manager.
 //!
-//! `p2l[ppn]` names the logical page whose *current* data the physical page holds, or
-//! [`NONE`]: a page is valid exactly when `l2p[p2l[ppn]] == ppn`, and the per-block valid
-//! counts are kept equal to that (checked by [`Ftl::check_invariants`]).
+//! `p2l[ppn]` names the logical page the physical page was last programmed for (the
+//! owner a real FTL keeps in the page's spare area), or [`NONE`] if it never was. A page is
+//! valid exactly when `l2p[p2l[ppn]] == ppn`, and the per-block valid counts are kept equal
+//! to that (checked by [`Ftl::check_invariants`]).
 //!
-//! A bitmap over physical pages mirrors that validity. It is redundant, but it is 1 bit per
-//! page instead of a dependent lookup into the (large, randomly accessed) L2P: GC scans a
-//! victim's pages for valid ones, and the bitmap keeps that scan in cache.
+//! A bitmap over physical pages mirrors that validity, 1 bit per page instead of a dependent
+//! lookup into the (large, randomly accessed) L2P: GC scans a victim's pages for valid ones,
+//! and the bitmap keeps that scan in cache. Since the bitmap says which pages are valid,
+//! invalidating a page leaves its `p2l` entry as it was: the entry is only read for valid
+//! pages (a GC move's owner), and a stale one cannot pass for valid, because its logical
+//! page was remapped or dropped when the page was invalidated. That keeps the P2L out of the
+//! random accesses: it is written in program order and read in a victim's page order, and a
+//! host overwrite touches only the L2P and the bitmap (an 8 MiB table fewer in the caches of
+//! the reference benchmark; docs/performance.md).
 
 use super::blocks::{BlockTable, Stream};
 use crate::nand::Geometry;
@@ -77,16 +84,14 @@ impl Ftl {
         }
     }
 
-    /// Start loading the reverse-map entry and validity word of the page `lpn` maps to now
-    /// (what overwriting `lpn` touches besides its own map entry, and what the invariant
-    /// check compares). Those are random physical addresses known only once the L2P entry
-    /// is read, so the engine issues this one request ahead, after the L2P line itself was
-    /// prefetched (see `Simulation::run`).
+    /// Start loading the validity word of the page `lpn` maps to now (what overwriting
+    /// `lpn` touches besides its own map entry). That is a random physical address known
+    /// only once the L2P entry is read, so the engine issues this one request ahead, after
+    /// the L2P line itself was prefetched (see `Simulation::run`).
     #[inline]
     pub fn prefetch_mapped_page(&self, lpn: u32) {
         let Some(&old) = self.l2p.get(lpn as usize) else { return };
         if old != NONE {
-            self.prefetch_owner(Ppn(old));
             if let Some(w) = self.valid_bits.get(old as usize / 64) {
                 prefetch(w);
             }
@@ -111,12 +116,12 @@ impl Ftl {
         self.blocks.valid[b] += 1;
     }
 
-    /// Drop `lpn`'s mapping (its page becomes invalid).
+    /// Drop `lpn`'s mapping (its page becomes invalid; its `p2l` entry stays, see the
+    /// module doc).
     #[inline]
     pub fn unmap(&mut self, lpn: Lpn) {
         let old = self.l2p[lpn.idx()];
         if old != NONE {
-            self.p2l[old as usize] = NONE;
             let i = old as usize;
             self.valid_bits[i / 64] &= !(1 << (i % 64));
             let b = self.blocks.locate(Ppn(old)).0;
@@ -166,7 +171,14 @@ impl Ftl {
         let mut valid = vec![0u32; self.blocks.valid.len()];
         let (mut mapped, mut mapped_bits) = (0u64, 0u64);
         for (l, &p) in self.l2p.iter().enumerate() {
-            self.prefetch_mapped_page((l + AHEAD) as u32);
+            if let Some(&ahead) = self.l2p.get(l + AHEAD) {
+                if ahead != NONE {
+                    self.prefetch_owner(Ppn(ahead));
+                    if let Some(w) = self.valid_bits.get(ahead as usize / 64) {
+                        prefetch(w);
+                    }
+                }
+            }
             if p != NONE {
                 if self.p2l[p as usize] != l as u32 {
                     return Err(format!("l2p[{l}] = {p} but p2l[{p}] = {}", self.p2l[p as usize]));
@@ -248,6 +260,12 @@ mod tests {
         assert!(ftl.remap_if_current(geo.ppn(b2, 16), geo.ppn(BlockId(4), 1)));
         assert!(!ftl.remap_if_current(geo.ppn(b2, 16), geo.ppn(BlockId(4), 2)));
         ftl.unmap(Lpn(3));
+        // Invalidated pages keep their last owner in the reverse map; only the bitmap (and
+        // the L2P, which no longer points back) says they are stale.
+        assert_eq!(ftl.p2l[geo.ppn(b, 15).idx()], 2);
+        assert!(!ftl.is_valid(geo.ppn(b, 15)) && ftl.lookup(Lpn(2)) == Some(geo.ppn(BlockId(4), 0)));
+        assert_eq!(ftl.p2l[geo.ppn(b, 47).idx()], 3);
+        assert_eq!(ftl.lookup(Lpn(3)), None);
         assert_eq!(scan(&ftl, b), vec![0]);
         assert_eq!(scan(&ftl, b2), vec![10, 17]);
         assert_eq!(scan(&ftl, BlockId(4)), vec![0, 1]);
