@@ -69,6 +69,13 @@ const SEED: u64 = 1;
 
 fn print_build() {
     println!("  build: {}", build_kind());
+    let host = flashtail::stats::process::host_info();
+    // The benchmark itself adds ~1 to the load once it runs; before it, a busy machine shows.
+    let load = host.load_1min.map_or(String::new(), |l| {
+        let busy = if l >= 0.5 { ": other work is running, expect slower and more variable timings" } else { "" };
+        format!(", load average {l:.2}{busy}")
+    });
+    println!("  host: {}, {} logical CPUs{load}", host.cpu_model.as_deref().unwrap_or("unknown CPU"), host.cpus);
     if option_env!("FLASHTAIL_BUILD").is_none() {
         println!("  (scripts/pgo-build.sh builds a profile-guided binary that runs about 6 % fewer instructions)");
     }
@@ -130,8 +137,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             println!("-- round {round} of {}", a.repeat);
         }
         for case in &cases {
+            let load = flashtail::stats::process::load_average();
             let mut v = run_child(case, a.requests, a.unchained)?;
             v["round"] = json!(round);
+            record_host(&mut v, load);
             println!("{}", row(&v));
             all.push(v);
         }
@@ -140,6 +149,16 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         print_summary(a.repeat, &all)?;
     }
     write_json(a.json.as_deref(), &all)
+}
+
+/// Add the machine to a run's JSON entry: CPU model, logical CPUs, and the load average just
+/// before the run started (`load`), so entries from different machines or busy moments can
+/// be told apart.
+fn record_host(v: &mut Value, load: Option<f64>) {
+    let host = flashtail::stats::process::host_info();
+    v["cpu_model"] = json!(host.cpu_model);
+    v["cpus"] = json!(host.cpus);
+    v["load_avg_1min"] = json!(load);
 }
 
 /// Per case, over the rounds of `--repeat`: the fastest and the median total time and the
@@ -236,7 +255,9 @@ fn run_scaling(a: &Args) -> anyhow::Result<()> {
     for variant in SCALING_VARIANTS {
         let mut per_request = Vec::new();
         for &n in &a.scaling_requests {
-            let v = run_child(&format!("scale:{variant}"), n, a.unchained)?;
+            let load = flashtail::stats::process::load_average();
+            let mut v = run_child(&format!("scale:{variant}"), n, a.unchained)?;
+            record_host(&mut v, load);
             println!("{}", scaling_row(&v));
             per_request.push(v["ns_per_request"].as_f64().unwrap_or(0.0));
             all.push(v);

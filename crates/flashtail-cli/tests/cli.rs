@@ -612,15 +612,16 @@ fn compare_writes_four_files_with_one_row_per_scheme_and_op() {
 }
 
 /// `flashtail bench` runs each case in its own process and reports what the reference
-/// workload did and how the binary was built (timings mean little without it).
+/// workload did, how the binary was built and on what machine (timings mean little without
+/// them).
 #[test]
-fn bench_reports_each_case_with_its_build() {
+fn bench_reports_each_case_with_its_build_and_host() {
     let dir = scratch("bench");
     let json = dir.join("bench.json");
     let out = succeeds(&[
         "bench", "--requests", "2000", "--schemes", "base", "--oracle", "both", "--json", json.to_str().unwrap(),
     ]);
-    assert!(out.contains("build: "), "{out}");
+    assert!(out.contains("build: ") && out.contains("host: "), "{out}");
     let cases = read_json(&json).as_array().cloned().unwrap_or_default();
     let names: Vec<&str> = cases.iter().filter_map(|c| c["case"].as_str()).collect();
     assert_eq!(names, ["base, oracle on", "base, oracle off"]);
@@ -628,6 +629,12 @@ fn bench_reports_each_case_with_its_build() {
         assert_eq!(c["requests"], 2000, "{c}");
         assert!(c["events"].as_u64().is_some_and(|e| e >= 2000), "{c}");
         assert!(c["build"].as_str().is_some_and(|b| !b.is_empty()), "{c}");
+        assert!(c["cpus"].as_u64().is_some_and(|n| n >= 1), "{c}");
+        // Where /proc reports them (Linux), the CPU model and the load are recorded too.
+        if std::path::Path::new("/proc/loadavg").exists() {
+            assert!(c["load_avg_1min"].as_f64().is_some_and(|l| l >= 0.0), "{c}");
+            assert!(c["cpu_model"].is_string() || c["cpu_model"].is_null(), "{c}");
+        }
     }
     // Both cases replay the same requests on the same device: the oracle only checks.
     assert_eq!(cases[0]["events"], cases[1]["events"]);

@@ -24,6 +24,37 @@ pub fn process_cpu_seconds() -> Option<f64> {
     cpu_seconds_from("/proc/self/stat")
 }
 
+/// The machine a measurement was taken on, for the record next to the timings: the same
+/// simulation runs at very different speeds on different CPUs, and on a shared machine with
+/// other work running (docs/performance.md, "Eighth session"). Fields read as `None` where the
+/// platform does not report them (Linux `/proc/cpuinfo` and `/proc/loadavg`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostInfo {
+    /// CPU model name as the kernel reports it (`model name`), e.g. "AMD EPYC".
+    pub cpu_model: Option<String>,
+    /// Logical CPUs this process may use.
+    pub cpus: usize,
+    /// System load average over the last minute.
+    pub load_1min: Option<f64>,
+}
+
+/// Describe this machine now (see [`HostInfo`]).
+pub fn host_info() -> HostInfo {
+    let cpu_model = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("model name"))
+            .and_then(|v| v.split_once(':'))
+            .map(|(_, name)| name.trim().to_string())
+            .filter(|name| !name.is_empty())
+    });
+    HostInfo { cpu_model, cpus: std::thread::available_parallelism().map_or(1, |n| n.get()), load_1min: load_average() }
+}
+
+/// The 1-minute system load average (Linux `/proc/loadavg`), `None` when unknown.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
+}
+
 fn cpu_seconds_from(stat: &str) -> Option<f64> {
     let s = std::fs::read_to_string(stat).ok()?;
     // Field 2 (the command name) may hold spaces: count fields after its closing parenthesis.
@@ -47,5 +78,10 @@ mod tests {
         assert!(peak_rss_bytes() > 0);
         assert!(thread_cpu_seconds().is_some_and(|s| s >= 0.0));
         assert!(process_cpu_seconds().is_some_and(|s| s >= thread_cpu_seconds().unwrap_or(0.0)));
+        let host = host_info();
+        assert!(host.cpus >= 1);
+        assert!(host.load_1min.is_some_and(|l| l >= 0.0));
+        // Every Linux architecture names its CPU somewhere, but not always as `model name`.
+        assert!(host.cpu_model.as_deref().is_none_or(|m| !m.is_empty()));
     }
 }
