@@ -25,7 +25,7 @@ impl RequestSource for Stream {
         }
         let i = self.served as u64;
         self.served += 1;
-        let op = if i % 2 == 0 { Op::Write } else { Op::Read };
+        let op = if i.is_multiple_of(2) { Op::Write } else { Op::Read };
         Ok(Some(HostRequest::new(Nanos(1_000 + i * 700_000), (i / 2) * 4096, 4096, op)))
     }
 }
