@@ -15,7 +15,7 @@
 use anyhow::{bail, Context};
 use flashtail::config::presets;
 use flashtail::gc::build_scheme;
-use flashtail::stats::process::{peak_rss_bytes, process_cpu_seconds, thread_cpu_seconds};
+use flashtail::stats::process::{host_info, load_average, peak_rss_bytes, process_cpu_seconds, thread_cpu_seconds, HostInfo};
 use flashtail::config::Precondition;
 use flashtail::stats::LatencyMode;
 use flashtail::{DeviceConfig, SimOptions, Simulation};
@@ -67,12 +67,11 @@ pub struct Args {
 
 const SEED: u64 = 1;
 
-fn print_build() {
+fn print_build(host: &HostInfo) {
     println!("  build: {}", build_kind());
-    let host = flashtail::stats::process::host_info();
-    // The benchmark itself adds ~1 to the load once it runs; before it, a busy machine shows.
+    // A 1-minute average: it also counts a benchmark run just before this one.
     let load = host.load_1min.map_or(String::new(), |l| {
-        let busy = if l >= 0.5 { ": other work is running, expect slower and more variable timings" } else { "" };
+        let busy = if l >= 0.5 { " (the machine was busy in the last minute: timings may be slower)" } else { "" };
         format!(", load average {l:.2}{busy}")
     });
     println!("  host: {}, {} logical CPUs{load}", host.cpu_model.as_deref().unwrap_or("unknown CPU"), host.cpus);
@@ -126,7 +125,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         cases.push(format!("precondition:{tib}"));
     }
     println!("flashtail bench: device bench-ref, workload bench-ref ({} requests), one process per case", a.requests);
-    print_build();
+    let host = host_info();
+    print_build(&host);
     println!(
         "{:<26} {:>9} {:>8} {:>8} {:>8} {:>12} {:>12} {:>11} {:>12} {:>9}",
         "case", "requests", "total s", "precond", "cpu s", "req/s (run)", "req/s (cpu)", "events", "events/s", "peak MiB"
@@ -137,10 +137,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             println!("-- round {round} of {}", a.repeat);
         }
         for case in &cases {
-            let load = flashtail::stats::process::load_average();
+            let load = load_average();
             let mut v = run_child(case, a.requests, a.unchained)?;
             v["round"] = json!(round);
-            record_host(&mut v, load);
+            record_host(&mut v, &host, load);
             println!("{}", row(&v));
             all.push(v);
         }
@@ -154,8 +154,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
 /// Add the machine to a run's JSON entry: CPU model, logical CPUs, and the load average just
 /// before the run started (`load`), so entries from different machines or busy moments can
 /// be told apart.
-fn record_host(v: &mut Value, load: Option<f64>) {
-    let host = flashtail::stats::process::host_info();
+fn record_host(v: &mut Value, host: &HostInfo, load: Option<f64>) {
     v["cpu_model"] = json!(host.cpu_model);
     v["cpus"] = json!(host.cpus);
     v["load_avg_1min"] = json!(load);
@@ -242,7 +241,8 @@ fn run_scaling(a: &Args) -> anyhow::Result<()> {
         bail!("--scaling-requests needs run lengths > 0");
     }
     println!("flashtail bench --scaling: scheme base, oracle off, one process per run");
-    print_build();
+    let host = host_info();
+    print_build(&host);
     println!("  reference: device bench-ref, workload bench-ref (WAF grows as random writes fill the logical space)");
     println!("  steady:    bench-ref with over-provisioning 25%, preconditioned 100% full (steady model), same workload");
     println!("  steady-tail: steady with --latency tail (histogram + exact top 1.5%: p99 and up exact, bounded memory)");
@@ -255,9 +255,9 @@ fn run_scaling(a: &Args) -> anyhow::Result<()> {
     for variant in SCALING_VARIANTS {
         let mut per_request = Vec::new();
         for &n in &a.scaling_requests {
-            let load = flashtail::stats::process::load_average();
+            let load = load_average();
             let mut v = run_child(&format!("scale:{variant}"), n, a.unchained)?;
-            record_host(&mut v, load);
+            record_host(&mut v, &host, load);
             println!("{}", scaling_row(&v));
             per_request.push(v["ns_per_request"].as_f64().unwrap_or(0.0));
             all.push(v);
