@@ -40,6 +40,7 @@ enum Cmd {
 }
 
 fn main() {
+    exit_quietly_on_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Bench(a) => cmd_bench::run(a),
@@ -53,5 +54,17 @@ fn main() {
     if let Err(e) = result {
         eprintln!("error: {e:#}");
         std::process::exit(2);
+    }
+}
+
+/// Let a closed standard output end the process as it does any Unix filter
+/// (`flashtail compare | head`): the Rust runtime ignores SIGPIPE, which turns the failed write
+/// into a panic with a backtrace from deep inside `println!`.
+fn exit_quietly_on_closed_pipe() {
+    // SAFETY: called first thing in `main`, before any other thread exists; restoring the
+    // default action of one signal touches no Rust state.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

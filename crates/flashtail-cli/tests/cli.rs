@@ -668,3 +668,26 @@ fn read(p: &Path) -> String {
 fn read_json(p: &Path) -> serde_json::Value {
     serde_json::from_str(&read(p)).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
+
+/// A reader that stops early (`flashtail compare | head`) ends the output quietly, as with
+/// any Unix filter: no panic, no backtrace.
+#[cfg(unix)]
+#[test]
+fn closed_stdout_ends_the_process_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let mut child = Command::new(BIN)
+        .args(["run", "--device", "tiny", "--gen", "bench-ref", "--gen-count", "2000", "--no-oracle"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start flashtail");
+    // Read nothing: closing the pipe at once makes the first line's write fail.
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child.stderr.take().expect("stderr").read_to_string(&mut err).expect("read stderr");
+    let status = child.wait().expect("wait");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(status.success() || status.signal() == Some(13), "status {status:?}, stderr:\n{err}");
+}
