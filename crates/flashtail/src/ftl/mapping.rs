@@ -90,11 +90,16 @@ impl Ftl {
     /// the L2P line itself was prefetched (see `Simulation::run`).
     #[inline]
     pub fn prefetch_mapped_page(&self, lpn: u32) {
-        let Some(&old) = self.l2p.get(lpn as usize) else { return };
-        if old != NONE {
-            if let Some(w) = self.valid_bits.get(old as usize / 64) {
-                prefetch(w);
-            }
+        if let Some(&old) = self.l2p.get(lpn as usize).filter(|&&p| p != NONE) {
+            self.prefetch_valid_word(Ppn(old));
+        }
+    }
+
+    /// Start loading the bitmap word that holds `ppn`'s validity bit.
+    #[inline]
+    fn prefetch_valid_word(&self, ppn: Ppn) {
+        if let Some(w) = self.valid_bits.get(ppn.idx() / 64) {
+            prefetch(w);
         }
     }
 
@@ -171,13 +176,9 @@ impl Ftl {
         let mut valid = vec![0u32; self.blocks.valid.len()];
         let (mut mapped, mut mapped_bits) = (0u64, 0u64);
         for (l, &p) in self.l2p.iter().enumerate() {
-            if let Some(&ahead) = self.l2p.get(l + AHEAD) {
-                if ahead != NONE {
-                    self.prefetch_owner(Ppn(ahead));
-                    if let Some(w) = self.valid_bits.get(ahead as usize / 64) {
-                        prefetch(w);
-                    }
-                }
+            if let Some(&ahead) = self.l2p.get(l + AHEAD).filter(|&&p| p != NONE) {
+                self.prefetch_owner(Ppn(ahead));
+                self.prefetch_valid_word(Ppn(ahead));
             }
             if p != NONE {
                 if self.p2l[p as usize] != l as u32 {
