@@ -15,7 +15,8 @@ pub struct Args {
     pub device: DeviceArgs,
     #[command(flatten)]
     pub input: InputArgs,
-    /// Comma-separated schemes (default: every scheme this build has; see `flashtail schemes`).
+    /// Comma-separated schemes (default: every scheme this build has that differs on the device,
+    /// so wla-gc only on multi-level cells; see `flashtail schemes`).
     #[arg(long, value_delimiter = ',')]
     pub schemes: Vec<String>,
     #[command(flatten)]
@@ -28,7 +29,11 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<()> {
     let dev = a.device.load()?;
     let schemes: Vec<String> = if a.schemes.is_empty() {
-        flashtail::gc::scheme_names().iter().map(|(n, _)| n.to_string()).collect()
+        let (run, skipped) = flashtail::gc::schemes::default_schemes(&dev.geometry);
+        for (n, why) in skipped {
+            eprintln!("note: {n} left out ({why}); name it in --schemes to run it anyway");
+        }
+        run.iter().map(|n| n.to_string()).collect()
     } else {
         a.schemes.clone()
     };

@@ -7,6 +7,6 @@ pub fn run(_: Args) -> anyhow::Result<()> {
     for (n, d) in flashtail::gc::scheme_names() {
         println!("{n:<18} {d}");
     }
-    println!("\nvictim policies (--victim): greedy, cost-benefit, fifo, random, d-choices[:D]");
+    println!("\nvictim policies (--victim): greedy, cost-benefit, fifo, random, d-choices[:D], wla");
     Ok(())
 }

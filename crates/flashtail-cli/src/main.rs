@@ -10,6 +10,7 @@ mod cmd_presets;
 mod cmd_run;
 mod cmd_schemes;
 mod cmd_trace;
+mod cmd_wla_toy;
 mod progress;
 mod sim_args;
 mod trace_args;
@@ -37,6 +38,8 @@ enum Cmd {
     Trace(cmd_trace::Args),
     /// Generate a synthetic workload trace.
     Gen(cmd_gen::Args),
+    /// The WLA-GC paper's idealised word-line and block-pool models (no device timing).
+    WlaToy(cmd_wla_toy::Args),
 }
 
 fn main() {
@@ -50,6 +53,7 @@ fn main() {
         Cmd::Schemes(a) => cmd_schemes::run(a),
         Cmd::Trace(a) => cmd_trace::run(a),
         Cmd::Gen(a) => cmd_gen::run(a),
+        Cmd::WlaToy(a) => cmd_wla_toy::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

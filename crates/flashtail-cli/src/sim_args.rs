@@ -31,7 +31,7 @@ impl DeviceArgs {
 /// How each scheme runs: victim policy, seed, oracle, and what the written files keep.
 #[derive(clap::Args, Clone, Debug)]
 pub struct RunOptions {
-    /// Victim policy: greedy, cost-benefit, fifo, random, d-choices[:D] (default: each scheme's own).
+    /// Victim policy: greedy, cost-benefit, fifo, random, d-choices[:D], wla (default: each scheme's own).
     #[arg(long)]
     pub victim: Option<String>,
     /// Seed for preconditioning and randomised policies (same seed, same results).

@@ -691,3 +691,48 @@ fn closed_stdout_ends_the_process_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(status.success() || status.signal() == Some(13), "status {status:?}, stderr:\n{err}");
 }
+
+/// `wla-toy` prints the WLA-GC paper's §IV-A word-line model exactly (51.125 / 38.125,
+/// 25.4 %) and the §IV-B pool emulation, with a gain of 0 at 100 % valid; bad parameters are
+/// errors naming the field.
+#[test]
+fn wla_toy_gives_the_paper_model_and_a_correct_emulation() {
+    let out = succeeds(&["wla-toy", "--blocks", "400", "--pages-per-block", "256", "--batches", "2"]);
+    assert!(out.contains("mean: vanilla 51.125, wla 38.125, gain 25.4%"), "{out}");
+    let pools = out.split("§IV-B").nth(1).expect("a pool section");
+    let row = |pct: &str| pools.lines().find(|l| l.split_whitespace().next() == Some(pct)).map(str::to_owned);
+    // The word-line table's first and last fill steps: 7 vs 3, then 84 vs 84.
+    assert!(out.contains("     1      7.00      3.00   57.1%"), "{out}");
+    let full = row("100").expect("a 100% row");
+    assert!(full.contains(" 0.00%"), "{full}");
+    let five = row("5").expect("a 5% row");
+    let gain: f64 = five.split_whitespace().nth(3).and_then(|g| g.trim_end_matches('%').parse().ok()).expect("gain");
+    assert!(gain > 0.0 && gain < 20.0, "{five}");
+    fails(&["wla-toy", "--blocks", "0"], &["blocks"]);
+    fails(&["wla-toy", "--pages-per-block", "100"], &["pages_per_block"]);
+    fails(&["wla-toy", "--layout", "sideways"], &["layout"]);
+}
+
+/// WLA-GC runs on a multi-level device and reports what its moves cost; `--victim wla` gives
+/// the same rule to another scheme.
+#[test]
+fn wla_gc_runs_and_reports_gc_array_time_on_multi_level_cells() {
+    let dir = scratch("wla");
+    let json = dir.join("wla.json");
+    let common = ["--device", "tiny", "--set", "geometry.bits_per_cell=4", "--set", "geometry.pages_per_level=2",
+        "--set", "timing.read_ns=[50000,60000,70000,80000]", "--gen", "bench-ref", "--gen-count", "12000"];
+    let mut args = vec!["run", "--scheme", "wla-gc", "--json", json.to_str().unwrap()];
+    args.extend(common);
+    let out = succeeds(&args);
+    assert!(out.contains("0 violations"), "{out}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["config"]["scheme"]["victim"], "wla");
+    let extra = &report["flash"]["extra"];
+    assert!(extra["gc_read_ns"].as_u64().unwrap() > 0, "{extra}");
+    assert!(extra["gc_move_ns_per_victim"].as_u64().unwrap() > 0, "{extra}");
+    let mut args = vec!["run", "--scheme", "preemptive", "--victim", "wla"];
+    args.extend(common);
+    assert!(succeeds(&args).contains("0 violations"));
+    // A word-line must divide the block: 32 pages are not whole word-lines of 4 x 3 pages.
+    fails(&["run", "--device", "tiny", "--set", "geometry.bits_per_cell=4", "--set", "geometry.pages_per_level=3"], &["pages_per_block", "word-lines"]);
+}

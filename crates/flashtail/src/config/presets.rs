@@ -12,6 +12,8 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("rlgc-512gb", include_str!("../../presets/rlgc-512gb.toml")),
     ("bench-ref", include_str!("../../presets/bench-ref.toml")),
     ("tiny", include_str!("../../presets/tiny.toml")),
+    ("qlc", include_str!("../../presets/qlc.toml")),
+    ("wla-paper", include_str!("../../presets/wla-paper.toml")),
 ];
 
 pub fn names() -> Vec<&'static str> {

@@ -206,6 +206,7 @@ pub fn precondition(
         summary.free_blocks += pb.free.len() as u64;
         summary.mapped_pages += per_plane[pl] as u64;
     }
+    ftl.recount_levels();
     Ok(summary)
 }
 

@@ -1,6 +1,7 @@
 //! Garbage collection: the two plug-in points every scheme uses.
 //!
-//! - [`VictimPolicy`] (`victim.rs`): which block of a plane to reclaim.
+//! - [`VictimPolicy`] (`victim.rs`): which block of a plane to reclaim (WLA-GC's
+//!   word-line-aware rule in `wla/`).
 //! - [`GcPolicy`] (`policy.rs`): when GC runs on which plane, how much of it, and with
 //!   what priority (blocking, background/preemptible, urgent, or instant for NoGC).
 //!
@@ -13,6 +14,7 @@ pub mod rotating;
 pub mod schemes;
 pub mod threshold;
 pub mod victim;
+pub mod wla;
 
 pub use policy::{GcCmd, GcCtx, GcMode, GcPolicy, Grant, PlaneGc};
 pub use schemes::{build_scheme, scheme_names, Scheme};

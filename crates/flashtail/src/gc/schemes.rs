@@ -33,20 +33,40 @@ pub fn scheme_names() -> Vec<(&'static str, &'static str)> {
         ("ttflash-gtr", "ttFlash +GC-tolerant read: pbl + RAIN parity; reads on a GC'ing plane are rebuilt from their stripe"),
         ("ttflash-rgc", "ttFlash +rotating GC: gtr + at most one GC'ing plane per plane group (dynamic when urgent)"),
         ("ttflash", "ttFlash (FAST'17): rgc + GC-tolerant flush (capacitor-backed stripe buffer, 64 MiB unless buffer.capacity_pages)"),
+        ("wla-gc", "WLA-GC (de Campos et al.): base with the word-line-aware victim (fewest t_read + t_program of the valid pages' levels)"),
     ]
     .into_iter()
     .chain(super::partial::SCHEMES.iter().copied())
     .collect()
 }
 
-/// Build a scheme by name; `victim` overrides its victim policy (default greedy).
+/// The schemes `compare` runs when none are named: every scheme, less those that would
+/// only repeat another on this device, each with the reason it was left out. WLA-GC weighs
+/// pages by level, so on single-level cells it is base (tests/wla_gc.rs).
+pub fn default_schemes(geo: &crate::nand::Geometry) -> (Vec<&'static str>, Vec<(&'static str, &'static str)>) {
+    let mut skipped = Vec::new();
+    let mut run = Vec::new();
+    for (n, _) in scheme_names() {
+        if n == "wla-gc" && geo.bits_per_cell == 1 {
+            skipped.push((n, "one bit per cell: every page costs the same, so it is base"));
+        } else {
+            run.push(n);
+        }
+    }
+    (run, skipped)
+}
+
+/// Build a scheme by name; `victim` overrides its victim policy (default greedy; `wla` for
+/// wla-gc, which is base GC with WLA-GC's victim rule, spec 05: `--victim wla` gives any other
+/// scheme the same rule).
 pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Scheme, String> {
-    let v = build_victim(victim.unwrap_or("greedy"), seed)?;
+    let own_victim = if name == "wla-gc" { "wla" } else { "greedy" };
+    let v = build_victim(victim.unwrap_or(own_victim), seed)?;
     let blocking = || -> Box<dyn GcPolicy> { Box::new(ThresholdGc { mode: ThresholdMode::Blocking }) };
     // (policy, copyback, ideal, rain, gc-tolerant read)
     let (gc, copyback, ideal, rain, gtr): (Box<dyn GcPolicy>, bool, bool, bool, bool) = match name {
         "nogc" => (Box::new(ThresholdGc { mode: ThresholdMode::Instant }), false, true, false, false),
-        "base" => (blocking(), false, false, false, false),
+        "base" | "wla-gc" => (blocking(), false, false, false, false),
         "preemptive" => (Box::new(ThresholdGc { mode: ThresholdMode::Preemptive }), false, false, false, false),
         "ttflash-pbl" => (blocking(), true, false, false, false),
         "ttflash-gtr" => (blocking(), true, false, true, true),

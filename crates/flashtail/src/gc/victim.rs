@@ -5,17 +5,20 @@
 //! `min_invalid` invalid pages. Ties go to the lowest block id, so runs are deterministic.
 
 use crate::ftl::{BlockState, Ftl};
+use crate::nand::{Geometry, Timing};
 use crate::units::{BlockId, Nanos, PlaneId};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 pub trait VictimPolicy: Send {
     fn name(&self) -> &str;
+    /// Learn the device before the run (a policy that weighs pages by their timing needs it).
+    fn attach(&mut self, _geo: &Geometry, _timing: &Timing) {}
     fn select(&mut self, ftl: &Ftl, plane: PlaneId, min_invalid: u32, now: Nanos) -> Option<BlockId>;
 }
 
 /// Iterate the candidate blocks of a plane as (block, valid pages).
-fn candidates<'a>(ftl: &'a Ftl, plane: PlaneId, min_invalid: u32) -> impl Iterator<Item = (BlockId, u32)> + 'a {
+pub(super) fn candidates<'a>(ftl: &'a Ftl, plane: PlaneId, min_invalid: u32) -> impl Iterator<Item = (BlockId, u32)> + 'a {
     let first = ftl.geo.first_block(plane).0;
     let ppb = ftl.geo.pages_per_block;
     let b = &ftl.blocks;
@@ -128,7 +131,7 @@ impl VictimPolicy for DChoices {
     }
 }
 
-/// Build a victim policy by name: greedy, cost-benefit, fifo, random, d-choices[:D].
+/// Build a victim policy by name: greedy, cost-benefit, fifo, random, d-choices[:D], wla.
 pub fn build_victim(name: &str, seed: u64) -> Result<Box<dyn VictimPolicy>, String> {
     let rng = ChaCha8Rng::seed_from_u64(seed ^ 0x71c7);
     match name {
@@ -136,6 +139,7 @@ pub fn build_victim(name: &str, seed: u64) -> Result<Box<dyn VictimPolicy>, Stri
         "cost-benefit" => Ok(Box::new(CostBenefit)),
         "fifo" => Ok(Box::new(Fifo)),
         "random" => Ok(Box::new(RandomVictim(rng))),
+        "wla" => Ok(Box::new(super::wla::WordLineAware::default())),
         _ if name == "d-choices" || name.starts_with("d-choices:") => {
             let d = match name.split_once(':') {
                 Some((_, d)) => d.parse::<usize>().ok().filter(|&d| d > 0).ok_or_else(|| format!("victim policy '{name}': d must be a positive integer"))?,
@@ -143,7 +147,7 @@ pub fn build_victim(name: &str, seed: u64) -> Result<Box<dyn VictimPolicy>, Stri
             };
             Ok(Box::new(DChoices { d, rng }))
         }
-        _ => Err(format!("unknown victim policy '{name}' (known: greedy, cost-benefit, fifo, random, d-choices[:D])")),
+        _ => Err(format!("unknown victim policy '{name}' (known: greedy, cost-benefit, fifo, random, d-choices[:D], wla)")),
     }
 }
 

@@ -20,10 +20,15 @@ pub struct Geometry {
     pub pages_per_block: u32,
     /// Page size in bytes.
     pub page_size: u32,
-    /// Bits per cell (1 SLC, 2 MLC, 3 TLC, 4 QLC): page `i` of a block has level
-    /// `i % bits_per_cell` (LSB, CSB, MSB, TSB) for timing purposes.
+    /// Bits per cell (1 SLC, 2 MLC, 3 TLC, 4 QLC): the levels (LSB, CSB, MSB, TSB) of a
+    /// word-line, each with its own read and program time (see [`Geometry::level_of`]).
     #[serde(default = "one")]
     pub bits_per_cell: u32,
+    /// Logical pages of one level on one word-line (default 1). A word-line holds
+    /// `bits_per_cell × pages_per_level` pages: the WLA-GC paper's QLC word-line of 128k
+    /// cells is 4 levels × 4 pages of 4 KiB.
+    #[serde(default = "one")]
+    pub pages_per_level: u32,
 }
 
 fn one() -> u32 {
@@ -49,6 +54,7 @@ impl Geometry {
             ("blocks_per_plane", self.blocks_per_plane),
             ("pages_per_block", self.pages_per_block),
             ("page_size", self.page_size),
+            ("pages_per_level", self.pages_per_level),
         ];
         for (name, v) in fields {
             if v == 0 {
@@ -57,6 +63,14 @@ impl Geometry {
         }
         if !(1..=4).contains(&self.bits_per_cell) {
             return Err(format!("geometry.bits_per_cell must be 1..=4, got {}", self.bits_per_cell));
+        }
+        let wordline = self.pages_per_wordline();
+        if self.bits_per_cell > 1 && !self.pages_per_block.is_multiple_of(wordline) {
+            return Err(format!(
+                "geometry.pages_per_block = {} is not a whole number of word-lines of {wordline} pages \
+                 (bits_per_cell {} x pages_per_level {})",
+                self.pages_per_block, self.bits_per_cell, self.pages_per_level
+            ));
         }
         if !self.page_size.is_multiple_of(512) {
             return Err(format!("geometry.page_size must be a multiple of 512 bytes, got {}", self.page_size));
@@ -152,15 +166,29 @@ impl Geometry {
     pub fn page_in_block(&self, p: Ppn) -> u32 {
         p.0 % self.pages_per_block
     }
-    /// Level (0 = LSB .. bits_per_cell-1) of a physical page.
+    /// Pages of one word-line (all its levels).
+    #[inline]
+    pub fn pages_per_wordline(&self) -> u32 {
+        self.bits_per_cell.saturating_mul(self.pages_per_level)
+    }
+    /// Level (0 = LSB .. bits_per_cell-1) of a physical page: a word-line's pages go level by
+    /// level, `pages_per_level` of each, so page `i` of a block has level
+    /// `(i mod (bits × pages_per_level)) / pages_per_level` (with one page per level, `i mod bits`).
     #[inline]
     pub fn level_of(&self, p: Ppn) -> usize {
-        (self.page_in_block(p) % self.bits_per_cell) as usize
+        level_in_block(self.page_in_block(p), self.bits_per_cell, self.pages_per_level)
     }
     pub fn split(&self, p: Ppn) -> PageAddr {
         let block = self.block_of(p);
         PageAddr { plane: self.plane_of_block(block), block, page_in_block: self.page_in_block(p) }
     }
+}
+
+/// The level of page `i` of a block (see [`Geometry::level_of`]); shared with the engine's
+/// precomputed phase costs so the two cannot disagree.
+#[inline]
+pub fn level_in_block(i: u32, bits_per_cell: u32, pages_per_level: u32) -> usize {
+    ((i % (bits_per_cell * pages_per_level)) / pages_per_level) as usize
 }
 
 #[cfg(test)]
@@ -177,6 +205,7 @@ mod tests {
             pages_per_block: 8,
             page_size: 4096,
             bits_per_cell: 1,
+            pages_per_level: 1,
         }
     }
 
@@ -215,5 +244,30 @@ mod tests {
         huge.blocks_per_plane = 1 << 20;
         huge.pages_per_block = 1 << 12;
         assert!(huge.validate().unwrap_err().contains("pages"));
+        let mut qlc = g();
+        qlc.bits_per_cell = 4;
+        qlc.pages_per_level = 4;
+        assert!(qlc.validate().unwrap_err().contains("word-lines of 16 pages"));
+        qlc.pages_per_block = 32;
+        assert_eq!(qlc.validate(), Ok(()));
+        qlc.pages_per_level = 0;
+        assert!(qlc.validate().unwrap_err().contains("pages_per_level"));
+    }
+
+    /// Pages go level by level within a word-line: with one page per level the level is
+    /// `i mod bits`; the WLA-GC paper's QLC word-line is 4 pages of each level in turn.
+    #[test]
+    fn levels_follow_the_word_line_layout() {
+        let mut t = g();
+        t.bits_per_cell = 3;
+        t.pages_per_block = 12;
+        let levels: Vec<usize> = (0..12).map(|i| t.level_of(t.ppn(BlockId(1), i))).collect();
+        assert_eq!(levels, [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2]);
+        t.bits_per_cell = 4;
+        t.pages_per_level = 4;
+        t.pages_per_block = 32;
+        let levels: Vec<usize> = (0..32).map(|i| t.level_of(t.ppn(BlockId(0), i))).collect();
+        assert_eq!(&levels[..16], &[0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
+        assert_eq!(&levels[16..], &levels[..16]);
     }
 }

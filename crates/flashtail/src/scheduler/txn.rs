@@ -4,6 +4,7 @@
 //! computed once per run ([`PhaseCosts`]) rather than per phase: the engine asks for a
 //! phase several times per flash operation, which makes this one of its hottest paths.
 
+use crate::nand::geometry::level_in_block;
 use crate::nand::{Geometry, Timing};
 use crate::units::{Nanos, PlaneId};
 
@@ -135,6 +136,7 @@ pub struct PhaseCosts {
     erase: Nanos,
     pages_per_block: u32,
     bits_per_cell: u32,
+    pages_per_level: u32,
     /// With one bit per cell no phase depends on the page: every kind's whole phase list is
     /// fixed, so a lookup replaces the per-call match (whose jump is poorly predicted).
     /// Indexed by `TxnKind as usize`, then phase (index 5 and beyond: done).
@@ -158,6 +160,7 @@ impl PhaseCosts {
             erase: t.erase(),
             pages_per_block: geo.pages_per_block,
             bits_per_cell: geo.bits_per_cell,
+            pages_per_level: geo.pages_per_level,
             fixed: None,
             fixed_steps: None,
             fixed_chains: None,
@@ -193,6 +196,18 @@ impl PhaseCosts {
         c
     }
 
+    /// tR of physical page `p` (by its level).
+    #[inline]
+    pub fn read_of(&self, p: u32) -> Nanos {
+        self.read[self.level(p)]
+    }
+
+    /// tPROG of physical page `p` (by its level).
+    #[inline]
+    pub fn program_of(&self, p: u32) -> Nanos {
+        self.program[self.level(p)]
+    }
+
     /// Level of a physical page (`u32::MAX`, a never-written page, reads as level 0); the
     /// same rule as `Geometry::level_of`, without the divisions for single-level cells.
     #[inline]
@@ -201,7 +216,7 @@ impl PhaseCosts {
             0
         } else {
             // `Geometry::validate` keeps bits_per_cell in 1..=4; the clamp only guards the table.
-            (((p % self.pages_per_block) % self.bits_per_cell) as usize).min(3)
+            level_in_block(p % self.pages_per_block, self.bits_per_cell, self.pages_per_level).min(3)
         }
     }
 }
