@@ -139,7 +139,11 @@ impl Generator {
             }
             if self.cfg.content.fingerprints {
                 let blocks = size.div_ceil(BLOCK_4K);
-                req.fingerprints = (0..blocks).map(|_| self.content.next_block(&mut self.r_content)).collect();
+                // A plain loop of pushes: `collect` into the SmallVec went through its generic
+                // `extend`, which the compiler stopped inlining after unrelated changes.
+                for _ in 0..blocks {
+                    req.fingerprints.push(self.content.next_block(&mut self.r_content));
+                }
             }
         } else {
             self.reads += 1;
