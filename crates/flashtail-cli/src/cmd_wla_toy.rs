@@ -3,7 +3,7 @@
 //! timing or queues: `flashtail compare --device qlc --schemes base,wla-gc` is the real test.
 
 use anyhow::Context;
-use flashtail::gc::wla::toy::{analytic, emulate, EmulateParams, ToyLevels, ValidLayout};
+use flashtail::gc::wla::toy::{analytic, emulate, gain_of, EmulateParams, ToyLevels, ValidLayout};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -41,7 +41,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     println!("\n§IV-A, one word-line of {} pages filled page by page (read + program terms):", an.steps.len());
     println!("{:>6} {:>9} {:>9} {:>7}", "valid", "vanilla", "wla", "gain");
     for s in &an.steps {
-        println!("{:>6} {:>9.2} {:>9.2} {:>6.1}%", s.valid, s.vanilla, s.wla, gain(s.vanilla, s.wla));
+        println!("{:>6} {:>9.2} {:>9.2} {:>6.1}%", s.valid, s.vanilla, s.wla, 100.0 * gain_of(s.vanilla, s.wla));
     }
     println!(
         "  mean: vanilla {:.3}, wla {:.3}, gain {:.1}% (paper: 51.1, 38.1, 25.4%); largest step gain {:.1}%",
@@ -90,12 +90,4 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         100.0 * best
     );
     Ok(())
-}
-
-fn gain(vanilla: f64, wla: f64) -> f64 {
-    if vanilla > 0.0 {
-        100.0 * (1.0 - wla / vanilla)
-    } else {
-        0.0
-    }
 }

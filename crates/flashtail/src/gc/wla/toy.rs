@@ -130,11 +130,10 @@ impl ToyLevels {
 /// Level (0 = LSB) of page `page` of a block: `(page % (bits * pages_per_level)) /
 /// pages_per_level`, the simulator's layout; 0 when `bits` or `pages_per_level` is 0.
 pub fn level_of(page: u32, bits: u32, pages_per_level: u32) -> usize {
-    let wl = u64::from(bits) * u64::from(pages_per_level);
-    if wl == 0 {
-        return 0;
+    match bits.checked_mul(pages_per_level) {
+        Some(wl) if wl > 0 => crate::nand::geometry::level_in_block(page, bits, pages_per_level),
+        _ => 0,
     }
-    ((u64::from(page) % wl) / u64::from(pages_per_level)) as usize
 }
 
 /// One fill step of [`analytic`]: `valid` pages of the word-line are valid.
@@ -164,7 +163,7 @@ pub struct Analytic {
 }
 
 /// `1 - wla/vanilla`, 0 when vanilla costs nothing.
-fn gain_of(vanilla: f64, wla: f64) -> f64 {
+pub fn gain_of(vanilla: f64, wla: f64) -> f64 {
     if vanilla > 0.0 {
         1.0 - wla / vanilla
     } else {
