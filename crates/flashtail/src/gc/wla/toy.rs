@@ -911,6 +911,7 @@ mod tests {
         let t = ToyLevels::table_one();
         let ok = small(ValidLayout::Exact);
         let err = |levels: &ToyLevels, p: EmulateParams| emulate(levels, &p).expect_err("should be rejected");
+        let lv = |read: Vec<f64>, program: Vec<f64>| ToyLevels { read, program, erase: 1.0 };
         let cases: Vec<(&str, String)> = vec![
             ("blocks", err(&t, EmulateParams { blocks: 0, ..ok.clone() })),
             (
@@ -1054,61 +1055,11 @@ mod tests {
                     },
                 ),
             ),
-            (
-                "levels.read",
-                err(
-                    &ToyLevels {
-                        read: vec![],
-                        program: vec![],
-                        erase: 1.0,
-                    },
-                    ok.clone(),
-                ),
-            ),
-            (
-                "levels.read",
-                err(
-                    &ToyLevels {
-                        read: vec![1.0; 5],
-                        program: vec![1.0; 5],
-                        erase: 1.0,
-                    },
-                    ok.clone(),
-                ),
-            ),
-            (
-                "levels.program",
-                err(
-                    &ToyLevels {
-                        read: vec![1.0; 4],
-                        program: vec![1.0; 3],
-                        erase: 1.0,
-                    },
-                    ok.clone(),
-                ),
-            ),
-            (
-                "levels.read[2]",
-                err(
-                    &ToyLevels {
-                        read: vec![1.0, 1.0, f64::NAN, 1.0],
-                        program: vec![1.0; 4],
-                        erase: 1.0,
-                    },
-                    ok.clone(),
-                ),
-            ),
-            (
-                "levels.program[0]",
-                err(
-                    &ToyLevels {
-                        read: vec![1.0; 4],
-                        program: vec![-1.0, 1.0, 1.0, 1.0],
-                        erase: 1.0,
-                    },
-                    ok.clone(),
-                ),
-            ),
+            ("levels.read", err(&lv(vec![], vec![]), ok.clone())),
+            ("levels.read", err(&lv(vec![1.0; 5], vec![1.0; 5]), ok.clone())),
+            ("levels.program", err(&lv(vec![1.0; 4], vec![1.0; 3]), ok.clone())),
+            ("levels.read[2]", err(&lv(vec![1.0, 1.0, f64::NAN, 1.0], vec![1.0; 4]), ok.clone())),
+            ("levels.program[0]", err(&lv(vec![1.0; 4], vec![-1.0, 1.0, 1.0, 1.0]), ok.clone())),
             (
                 "levels.erase",
                 err(
