@@ -34,6 +34,10 @@ pub struct RunOptions {
     /// Victim policy: greedy, cost-benefit, fifo, random, d-choices[:D], wla (default: each scheme's own).
     #[arg(long)]
     pub victim: Option<String>,
+    /// Transfer path for every scheme: bus (shared channel buses), venice (mesh of routers),
+    /// gc-bypass (Venice + GC controller and preemption) (default: each scheme's own).
+    #[arg(long, value_parser = flashtail::interconnect::Interconnect::NAMES)]
+    pub interconnect: Option<String>,
     /// Seed for preconditioning and randomised policies (same seed, same results).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -57,6 +61,7 @@ impl RunOptions {
             device: device.clone(),
             scheme: scheme.to_string(),
             victim: self.victim.clone(),
+            interconnect: self.interconnect.clone(),
             seed: self.seed,
             oracle: !self.no_oracle,
             latency: self.latency.parse().unwrap_or_default(),

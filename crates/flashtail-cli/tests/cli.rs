@@ -736,3 +736,29 @@ fn wla_gc_runs_and_reports_gc_array_time_on_multi_level_cells() {
     // A word-line must divide the block: 32 pages are not whole word-lines of 4 x 3 pages.
     fails(&["run", "--device", "tiny", "--set", "geometry.bits_per_cell=4", "--set", "geometry.pages_per_level=3"], &["pages_per_block", "word-lines"]);
 }
+
+/// Venice and GC bypass run by name; `--interconnect` moves another scheme onto the mesh, the
+/// mesh's parameters come from `--set`, and bad values name their field.
+#[test]
+fn venice_and_gc_bypass_run_and_report_the_mesh() {
+    let dir = scratch("venice");
+    let json = dir.join("gcb.json");
+    let common = ["--device", "tiny", "--gen", "bench-ref", "--gen-count", "6000"];
+    let mut args = vec!["run", "--scheme", "gc-bypass", "--set", "interconnect.hop_ns=5", "--json", json.to_str().unwrap()];
+    args.extend(common);
+    assert!(succeeds(&args).contains("0 violations"));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["config"]["scheme"]["interconnect"], "gc-bypass");
+    assert_eq!(report["config"]["device"]["interconnect"]["hop_ns"], 5);
+    let extra = &report["flash"]["extra"];
+    assert!(extra["mesh_transfers"].as_u64().unwrap() > 6000, "{extra}");
+    assert!(extra["mesh_first_try_paths"].as_u64().unwrap() > 0, "{extra}");
+    let json = dir.join("pre.json");
+    let mut args = vec!["run", "--scheme", "preemptive", "--interconnect", "venice", "--json", json.to_str().unwrap()];
+    args.extend(common);
+    assert!(succeeds(&args).contains("0 violations"));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["config"]["scheme"]["interconnect"], "venice");
+    fails(&["run", "--device", "tiny", "--interconnect", "ring"], &["ring", "venice"]);
+    fails(&["run", "--device", "tiny", "--scheme", "venice", "--set", "interconnect.max_visits=0"], &["interconnect.max_visits"]);
+}

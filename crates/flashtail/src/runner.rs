@@ -20,6 +20,8 @@ pub struct RunSpec {
     pub scheme: String,
     /// Victim policy override (default: the scheme's own, greedy for the baselines).
     pub victim: Option<String>,
+    /// Interconnect override (`bus`, `venice`, `gc-bypass`; default: the scheme's own).
+    pub interconnect: Option<String>,
     pub seed: u64,
     pub oracle: bool,
     /// Latency recording: exact (every sample) or tail (bounded memory, exact from p99 up).
@@ -39,7 +41,10 @@ pub enum RunError {
 
 /// Run one scheme.
 pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Progress>>) -> Result<RunReport, RunError> {
-    let scheme = build_scheme(&spec.scheme, spec.victim.as_deref(), spec.seed).map_err(RunError::Config)?;
+    let mut scheme = build_scheme(&spec.scheme, spec.victim.as_deref(), spec.seed).map_err(RunError::Config)?;
+    if let Some(i) = &spec.interconnect {
+        scheme.interconnect = crate::interconnect::Interconnect::parse(i).map_err(RunError::Config)?;
+    }
     let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone(), latency: spec.latency, ..Default::default() };
     let sim = Simulation::new(spec.device.clone(), scheme, opts)?;
     let out = sim.run(src);

@@ -20,6 +20,9 @@ pub struct DeviceConfig {
     pub buffer: BufferConfig,
     #[serde(default)]
     pub precondition: Precondition,
+    /// The Venice mesh's parameters (schemes on the shared bus ignore them).
+    #[serde(default)]
+    pub interconnect: crate::interconnect::InterconnectConfig,
 }
 
 /// Which resource runs one flash array operation at a time.
@@ -154,6 +157,7 @@ impl DeviceConfig {
         if f.gc_reserved_blocks == 0 {
             return Err("ftl.gc_reserved_blocks must be at least 1: GC needs a free block of its own to copy into, or a full plane deadlocks".into());
         }
+        self.interconnect.validate()?;
         if self.buffer.enabled && self.buffer.capacity_pages == 0 {
             return Err("buffer.capacity_pages must be > 0 when buffer.enabled".into());
         }

@@ -14,6 +14,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("tiny", include_str!("../../presets/tiny.toml")),
     ("qlc", include_str!("../../presets/qlc.toml")),
     ("wla-paper", include_str!("../../presets/wla-paper.toml")),
+    ("venice", include_str!("../../presets/venice.toml")),
 ];
 
 pub fn names() -> Vec<&'static str> {

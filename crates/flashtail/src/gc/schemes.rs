@@ -5,6 +5,7 @@ use super::policy::GcPolicy;
 use super::threshold::{ThresholdGc, ThresholdMode};
 use super::rotating::RotatingGc;
 use super::victim::{build_victim, VictimPolicy};
+use crate::interconnect::Interconnect;
 
 /// One GC scheme, ready to plug into the engine.
 pub struct Scheme {
@@ -21,6 +22,8 @@ pub struct Scheme {
     pub gc_tolerant_read: bool,
     /// ttFlash's capacitor-backed stripe buffer with GC-avoiding flushes (needs `rain`).
     pub gc_tolerant_flush: bool,
+    /// The transfer path: shared channel buses, the Venice mesh, or the mesh with GC bypass.
+    pub interconnect: Interconnect,
 }
 
 /// Every scheme name the build knows, with a one-line description.
@@ -34,6 +37,8 @@ pub fn scheme_names() -> Vec<(&'static str, &'static str)> {
         ("ttflash-rgc", "ttFlash +rotating GC: gtr + at most one GC'ing plane per plane group (dynamic when urgent)"),
         ("ttflash", "ttFlash (FAST'17): rgc + GC-tolerant flush (capacitor-backed stripe buffer, 64 MiB unless buffer.capacity_pages)"),
         ("wla-gc", "WLA-GC (de Campos et al.): base with the word-line-aware victim (fewest t_read + t_program of the valid pages' levels)"),
+        ("venice", "Venice (ISCA'23): base GC with the channels replaced by a mesh of routers, path reservation and adaptive routing"),
+        ("gc-bypass", "GC bypass (Nie et al. 2026): Venice + a GC controller with its own ports; GC write-back paths yield to host I/O"),
     ]
     .into_iter()
     .chain(super::partial::SCHEMES.iter().copied())
@@ -66,7 +71,7 @@ pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Schem
     // (policy, copyback, ideal, rain, gc-tolerant read)
     let (gc, copyback, ideal, rain, gtr): (Box<dyn GcPolicy>, bool, bool, bool, bool) = match name {
         "nogc" => (Box::new(ThresholdGc { mode: ThresholdMode::Instant }), false, true, false, false),
-        "base" | "wla-gc" => (blocking(), false, false, false, false),
+        "base" | "wla-gc" | "venice" | "gc-bypass" => (blocking(), false, false, false, false),
         "preemptive" => (Box::new(ThresholdGc { mode: ThresholdMode::Preemptive }), false, false, false, false),
         "ttflash-pbl" => (blocking(), true, false, false, false),
         "ttflash-gtr" => (blocking(), true, false, true, true),
@@ -78,7 +83,12 @@ pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Schem
         }
     };
     let gc_tolerant_flush = name == "ttflash";
-    Ok(Scheme { name: name.to_string(), gc, victim: v, copyback, ideal, rain, gc_tolerant_read: gtr, gc_tolerant_flush })
+    let interconnect = match name {
+        "venice" => Interconnect::Venice,
+        "gc-bypass" => Interconnect::GcBypass,
+        _ => Interconnect::Bus,
+    };
+    Ok(Scheme { name: name.to_string(), gc, victim: v, copyback, ideal, rain, gc_tolerant_read: gtr, gc_tolerant_flush, interconnect })
 }
 
 #[cfg(test)]

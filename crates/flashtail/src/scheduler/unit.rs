@@ -15,6 +15,9 @@ pub enum Cause {
 
 pub const IDLE: u32 = u32::MAX;
 
+/// `Unit::parked` time of a GC write-back waiting for a path (GC bypass), not a suspension.
+pub const PARKED_WRITE_BACK: Nanos = Nanos::MAX;
+
 #[derive(Clone, Debug)]
 pub struct Unit {
     pub reads: VecDeque<u32>,
@@ -37,7 +40,9 @@ pub struct Unit {
     pub acc: [u64; 3],
     pub occ_cause: Cause,
     pub occ_since: Nanos,
-    /// A program or erase suspended for reads: (transaction, array time still to run).
+    /// A program or erase suspended for reads: (transaction, array time still to run); or,
+    /// with GC bypass, a GC copy whose write-back waits in the GC controller's cache for a
+    /// path (time `PARKED_WRITE_BACK`). Only reads run on the unit meanwhile.
     pub parked: Option<(u32, Nanos)>,
     /// The unit is in the suspend latency of its running transaction.
     pub suspending: bool,

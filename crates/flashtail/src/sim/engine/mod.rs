@@ -24,6 +24,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 mod flush;
+mod mesh_path;
 mod phases;
 mod read_path;
 mod suspend;
@@ -111,6 +112,8 @@ pub struct Simulation {
     /// Unit of each plane.
     unit_of_plane: Vec<u32>,
     channels: Vec<Channel>,
+    /// The Venice mesh, for schemes that replace the channel buses with it (`mesh_path`).
+    mesh: Option<Box<mesh_path::MeshPaths>>,
     gc: Vec<PlaneGc>,
     txns: Vec<Txn>,
     free_txns: Vec<u32>,
@@ -209,6 +212,10 @@ impl Simulation {
         };
         let precond_secs = t0.elapsed().as_secs_f64();
         let (units, unit_of_plane) = build_units(&dev);
+        let unit_planes: Vec<u32> = units.iter().map(|u| u.first_plane).collect();
+        let mesh = mesh_path::MeshPaths::new(scheme.interconnect, &geo, &dev.interconnect, opts.seed, &unit_planes)
+            .map_err(SimError::Device)?
+            .map(Box::new);
         let planes = geo.planes() as usize;
         let soft = dev.soft_threshold_blocks();
         let hard = dev.hard_threshold_blocks();
@@ -220,6 +227,7 @@ impl Simulation {
             units,
             unit_of_plane,
             channels: vec![Channel::default(); geo.channels as usize],
+            mesh,
             gc: vec![PlaneGc::idle(); planes],
             txns: Vec::new(),
             free_txns: Vec::new(),
@@ -356,6 +364,9 @@ impl Simulation {
         let counted = self.c.host_pages_programmed + self.c.gc_pages_programmed + self.c.parity_pages_programmed;
         if seen != counted {
             return Err(format!("flash saw {seen} page programs but host + GC + parity = {counted}"));
+        }
+        if let Some(m) = &self.mesh {
+            m.check_idle()?;
         }
         Ok(())
     }
@@ -1075,6 +1086,9 @@ impl Simulation {
             extra.insert("gtr_extra_page_reads".into(), c.rebuild_extra_reads);
             extra.insert("max_gc_planes_per_group".into(), c.max_gc_planes_per_group);
         }
+        if let Some(m) = &self.mesh {
+            m.report(&mut extra);
+        }
         if let Some(fb) = &self.flush {
             extra.insert("flush_stripes".into(), fb.flushes);
             extra.insert("flush_steered_around_gc".into(), fb.flushes_steered);
@@ -1111,7 +1125,8 @@ impl Simulation {
         let config = serde_json::json!({
             "device": &self.dev,
             "scheme": { "name": &self.scheme_name, "victim": self.scheme.victim.name(), "copyback": self.scheme.copyback,
-                        "rain": self.scheme.rain, "gc_tolerant_read": self.scheme.gc_tolerant_read },
+                        "rain": self.scheme.rain, "gc_tolerant_read": self.scheme.gc_tolerant_read,
+                        "interconnect": self.scheme.interconnect.name() },
             "seed": self.opts.seed,
             "oracle": self.opts.oracle,
             "precondition": &self.precond,

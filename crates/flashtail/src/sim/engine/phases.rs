@@ -21,7 +21,8 @@
 //! same nanosecond: a chained phase's end takes a sequence number from when the chain was
 //! laid out, not from when the transfer before it ended.
 //!
-//! Does not do: suspend (suspend.rs), what a finished transaction changes (`complete`).
+//! Does not do: suspend (suspend.rs), what a finished transaction changes (`complete`),
+//! transfers over the Venice mesh instead of the channel buses (mesh_path.rs).
 
 use super::{Simulation, EV_UNIT};
 use crate::scheduler::txn::NO_REQ;
@@ -81,6 +82,10 @@ impl Simulation {
                 return;
             }
             if step.xfer {
+                if self.mesh.is_some() {
+                    self.mesh_transfer(u, t, i);
+                    return;
+                }
                 let ch = self.units[u as usize].channel.idx();
                 if self.channels[ch].free_at(self.cur_key) {
                     self.claim(u, t, i);
@@ -178,7 +183,9 @@ impl Simulation {
         let t = unit.running;
         let txn = &self.txns[t as usize];
         let step = txn.step(&self.costs);
-        if step.xfer {
+        if step.xfer && self.mesh.is_some() {
+            self.mesh_transfer_done(u, txn.is_gc(), step.dur);
+        } else if step.xfer {
             // A transfer ended: release the channel, or hand it to the first waiter.
             self.c.chan_ns[usize::from(txn.is_gc())] += step.dur.0;
             let ch = self.units[u as usize].channel.idx();

@@ -6,7 +6,7 @@
 //! again while parked (queued reads simply run first). Off unless `timing.suspend.enabled`.
 
 use super::Simulation;
-use crate::scheduler::unit::IDLE;
+use crate::scheduler::unit::{IDLE, PARKED_WRITE_BACK};
 use crate::scheduler::{Cause, Phase, TxnKind};
 use crate::units::Nanos;
 
@@ -57,7 +57,14 @@ impl Simulation {
     pub(super) fn resume(&mut self, u: u32) {
         let resume = Nanos(self.dev.timing.suspend.resume_ns);
         let unit = &mut self.units[u as usize];
-        let Some((t, left)) = unit.parked.take() else { return };
+        let Some((t, left)) = unit.parked else { return };
+        if left == PARKED_WRITE_BACK {
+            // Not a suspension: a GC write-back waiting for a path (mesh_path.rs).
+            self.mesh_resume_write_back(u, t);
+            return;
+        }
+        let unit = &mut self.units[u as usize];
+        unit.parked = None;
         let cause = match self.txns[t as usize].kind {
             TxnKind::Read | TxnKind::Write => Cause::UserOp,
             TxnKind::GcCopy | TxnKind::GcCopyback => Cause::GcCopy,

@@ -1,0 +1,1043 @@
+//! The Venice chip interconnect (Nadig et al., ISCA 2023, arXiv 2305.07768;
+//! shared/specs/06-venice-gc-bypass.md) and its GC-bypass extension (Nie et al., 2026).
+//!
+//! Models: a `rows` × `cols` 2D mesh of small routers, one beside each flash chip, whose
+//! links are circuit-switched: before a transfer a *scout* reserves a whole path (controller
+//! port link → mesh links → the target chip's link) for one owner, the data then moves over
+//! it, and the owner releases it (Venice: path reservation). Scouts route fully adaptively:
+//! minimal hops first, chosen pseudo-randomly among equals, then misrouting, then backing
+//! off, at most `max_visits` arrivals per router, after which the scout unwinds and the
+//! controller tries its next entry port (Venice: fully adaptive routing). GC bypass adds a
+//! separate GC controller entering from the bottom edge, and two priorities: a high-priority
+//! scout may take over resources held by low-priority (GC write-back) paths, which are then
+//! released whole and must re-reserve later.
+//!
+//! Does not model: flit-level timing or router buffering (a scout is resolved instantly at
+//! the moment of the request; the engine turns `moves`/`hops` into latency), the scout's
+//! return trip, link widths (each link is as wide as a baseline channel), or retries over
+//! time (a failed reservation is reported and the engine decides when to try again).
+
+/// "Nobody": a free resource's holder, an idle owner's port.
+const NONE: u32 = u32::MAX;
+
+/// Shape of the mesh and its entry points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MeshConfig {
+    /// Routers per column (= chips per channel).
+    pub rows: u32,
+    /// Routers per row (= channels).
+    pub cols: u32,
+    /// Host-I/O controller ports, spread over the top edge (row 0).
+    pub io_ports: u32,
+    /// GC-controller ports, spread over the bottom edge (row `rows - 1`); 0 = plain Venice,
+    /// GC enters through the I/O ports.
+    pub gc_ports: u32,
+    /// Arrivals a scout may make at one router before it unwinds (3 in Venice).
+    pub max_visits: u32,
+    /// Seeds the scouts' tie-breaking choices.
+    pub seed: u64,
+}
+
+/// Which controller starts the scout.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    Io,
+    Gc,
+}
+
+/// GC bypass priorities: `High` = host I/O, GC page reads, erases; `Low` = GC write-back.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Prio {
+    High,
+    Low,
+}
+
+/// A successful reservation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reserved {
+    /// Mesh links in the committed path (the port and chip links are not counted).
+    pub hops: u32,
+    /// Router-to-router moves of every scout of this call (misroutes and back-offs included;
+    /// a failed scout's walk took time too).
+    pub moves: u32,
+    /// Non-minimal moves among `moves`.
+    pub misroutes: u32,
+    /// Back-off moves among `moves`.
+    pub backoffs: u32,
+    /// Scouts sent, i.e. ports tried (1 = the first try succeeded).
+    pub scouts: u32,
+    /// Low-priority owners whose paths this reservation took over (each listed once; each
+    /// now holds nothing).
+    pub preempted: Vec<u32>,
+}
+
+/// Why a reservation failed. Nothing is held afterwards in any case.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ScoutFail {
+    /// Every port of the entry kind is held (and not preemptible).
+    NoPort,
+    /// The target chip's link is held (and not preemptible).
+    ChipBusy,
+    /// Every usable port's scout unwound.
+    Unwound { scouts: u32 },
+}
+
+/// Geometry and resource numbering. Routers are numbered like chips, channel-major:
+/// router `k` is at row `k % rows`, column `k / rows`, beside chip `k`. Resources share one
+/// id space: horizontal mesh links, vertical mesh links, chip links, port links.
+#[derive(Copy, Clone, Debug)]
+struct Topo {
+    rows: u32,
+    cols: u32,
+    /// First vertical link id (= number of horizontal links).
+    v0: u32,
+    /// First chip link id (= number of mesh links).
+    chip0: u32,
+    /// First port link id.
+    port0: u32,
+    io_ports: u32,
+    gc_ports: u32,
+}
+
+impl Topo {
+    fn routers(&self) -> u32 {
+        self.rows * self.cols
+    }
+
+    fn row(&self, k: u32) -> u32 {
+        k % self.rows
+    }
+
+    fn col(&self, k: u32) -> u32 {
+        k / self.rows
+    }
+
+    fn router(&self, row: u32, col: u32) -> u32 {
+        col * self.rows + row
+    }
+
+    fn dist(&self, a: u32, b: u32) -> u32 {
+        self.row(a).abs_diff(self.row(b)) + self.col(a).abs_diff(self.col(b))
+    }
+
+    /// The mesh link between 4-neighbours `a` and `b`.
+    fn link(&self, a: u32, b: u32) -> u32 {
+        let (ra, ca, rb, cb) = (self.row(a), self.col(a), self.row(b), self.col(b));
+        if ra == rb {
+            assert!(ca.abs_diff(cb) == 1, "routers {a} and {b} are not neighbours");
+            ra * (self.cols - 1) + ca.min(cb)
+        } else {
+            assert!(ca == cb && ra.abs_diff(rb) == 1, "routers {a} and {b} are not neighbours");
+            self.v0 + ra.min(rb) * self.cols + ca
+        }
+    }
+
+    fn chip_link(&self, k: u32) -> u32 {
+        self.chip0 + k
+    }
+
+    fn port_link(&self, port: u32) -> u32 {
+        self.port0 + port
+    }
+
+    /// The edge router port `port` attaches to: I/O ports (0..io_ports) on the top edge,
+    /// GC ports after them on the bottom edge, each kind spread evenly over the columns.
+    fn port_router(&self, port: u32) -> u32 {
+        let (row, i, n) = if port < self.io_ports {
+            (0, port, self.io_ports)
+        } else {
+            (self.rows - 1, port - self.io_ports, self.gc_ports)
+        };
+        let col = (2 * i as u64 + 1) * self.cols as u64 / (2 * n as u64);
+        self.router(row, col as u32)
+    }
+
+    /// Ports a scout of kind `entry` may start from. Without GC ports, GC shares the I/O
+    /// ports (plain Venice does not know GC from host I/O).
+    fn ports_of(&self, entry: Entry) -> std::ops::Range<u32> {
+        match entry {
+            Entry::Gc if self.gc_ports > 0 => self.io_ports..self.io_ports + self.gc_ports,
+            _ => 0..self.io_ports,
+        }
+    }
+
+    /// Up to four neighbours of `k`, in a fixed order (up, down, left, right).
+    fn neighbours(&self, k: u32) -> ([u32; 4], usize) {
+        let (r, c) = (self.row(k), self.col(k));
+        let mut out = [0; 4];
+        let mut n = 0;
+        let mut push = |ok: bool, row: u32, col: u32| {
+            if ok {
+                out[n] = self.router(row, col);
+                n += 1;
+            }
+        };
+        push(r > 0, r.wrapping_sub(1), c);
+        push(r + 1 < self.rows, r + 1, c);
+        push(c > 0, r, c.wrapping_sub(1));
+        push(c + 1 < self.cols, r, c + 1);
+        (out, n)
+    }
+
+    /// Every resource of a path, in order: port link, mesh links, the last router's chip link.
+    fn path_resources(self, port: u32, routers: &[u32]) -> impl Iterator<Item = u32> + '_ {
+        std::iter::once(self.port_link(port))
+            .chain(routers.windows(2).map(move |w| self.link(w[0], w[1])))
+            .chain(routers.last().map(move |&k| self.chip_link(k)))
+    }
+}
+
+/// One owner's committed path (`port == NONE`: it holds nothing).
+#[derive(Clone, Debug)]
+struct OwnerPath {
+    port: u32,
+    prio: Prio,
+    /// Routers from the entry router to the target, in walk order.
+    routers: Vec<u32>,
+}
+
+/// SplitMix64: tiny, deterministic, good enough for tie-breaking among at most four links.
+#[derive(Clone, Debug)]
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Counts over the scouts of one `reserve` call.
+#[derive(Default)]
+struct Tally {
+    moves: u32,
+    misroutes: u32,
+    backoffs: u32,
+}
+
+/// The mesh's reservation state. See the module comment.
+#[derive(Clone, Debug)]
+pub struct Mesh {
+    topo: Topo,
+    max_visits: u32,
+    /// Holder of each resource, `NONE` if free.
+    holder: Vec<u32>,
+    /// Resources currently held.
+    held: usize,
+    /// Committed paths, indexed by owner, grown on demand.
+    paths: Vec<OwnerPath>,
+    rng: SplitMix64,
+    // Scratch of the current walk, kept between calls so reserve does not allocate. The
+    // stamp arrays mean "this walk" when equal to `gen`, so no clearing per walk.
+    gen: u32,
+    visit_gen: Vec<u32>,
+    visits: Vec<u32>,
+    dead_gen: Vec<u32>,
+    /// Per mesh link: `gen` while the current scout holds it tentatively.
+    tent_gen: Vec<u32>,
+    /// The scout's routers, entry first.
+    stack: Vec<u32>,
+    /// Usable ports of the current call: (needs preemption, distance, port).
+    ports: Vec<(bool, u32, u32)>,
+    /// Every port of each kind by (distance to the chip, index), per chip: `[Io, Gc]`,
+    /// fixed by the topology, so a reservation filters instead of sorting.
+    port_order: [Vec<Vec<(u32, u32)>>; 2],
+}
+
+impl Mesh {
+    pub fn new(cfg: &MeshConfig) -> Result<Mesh, String> {
+        if cfg.rows == 0 || cfg.cols == 0 {
+            return Err(format!(
+                "mesh rows and cols must be > 0 (got {} × {})",
+                cfg.rows, cfg.cols
+            ));
+        }
+        if cfg.io_ports == 0 {
+            return Err("mesh io_ports must be > 0".to_string());
+        }
+        if cfg.max_visits == 0 {
+            return Err("mesh max_visits must be > 0".to_string());
+        }
+        let (rows, cols) = (cfg.rows as u64, cfg.cols as u64);
+        let routers = rows * cols;
+        let mesh_links = rows * (cols - 1) + (rows - 1) * cols;
+        let total = mesh_links + routers + cfg.io_ports as u64 + cfg.gc_ports as u64;
+        // NONE must stay distinct from every resource id.
+        if total >= NONE as u64 {
+            return Err(format!("mesh too large: {} resources", total));
+        }
+        let topo = Topo {
+            rows: cfg.rows,
+            cols: cfg.cols,
+            v0: (rows * (cols - 1)) as u32,
+            chip0: mesh_links as u32,
+            port0: (mesh_links + routers) as u32,
+            io_ports: cfg.io_ports,
+            gc_ports: cfg.gc_ports,
+        };
+        let n = routers as usize;
+        let port_order = [Entry::Io, Entry::Gc].map(|entry| {
+            (0..routers as u32)
+                .map(|chip| {
+                    let mut v: Vec<(u32, u32)> =
+                        topo.ports_of(entry).map(|p| (topo.dist(topo.port_router(p), chip), p)).collect();
+                    v.sort_unstable();
+                    v
+                })
+                .collect()
+        });
+        Ok(Mesh {
+            port_order,
+            topo,
+            max_visits: cfg.max_visits,
+            holder: vec![NONE; total as usize],
+            held: 0,
+            paths: Vec::new(),
+            rng: SplitMix64(cfg.seed),
+            gen: 0,
+            visit_gen: vec![0; n],
+            visits: vec![0; n],
+            dead_gen: vec![0; n],
+            tent_gen: vec![0; mesh_links as usize],
+            stack: Vec::with_capacity(n),
+            ports: Vec::with_capacity((cfg.io_ports + cfg.gc_ports) as usize),
+        })
+    }
+
+    /// Chips (= routers) in the mesh.
+    pub fn chips(&self) -> u32 {
+        self.topo.routers()
+    }
+
+    /// Reserve a path for `owner` from a port of kind `entry` to `chip`. On success every
+    /// resource of the path is held by `owner` until `release(owner)`; on failure nothing
+    /// changes except the tie-breaking generator.
+    ///
+    /// Panics if `owner` already holds a path (one transfer per owner at a time) or `chip`
+    /// is outside the mesh: both are engine bugs, not data errors.
+    pub fn reserve(
+        &mut self,
+        owner: u32,
+        chip: u32,
+        entry: Entry,
+        prio: Prio,
+        preempt: bool,
+    ) -> Result<Reserved, ScoutFail> {
+        assert!(owner != NONE, "owner id {owner} is reserved");
+        assert!(chip < self.chips(), "chip {chip} outside a {}-chip mesh", self.chips());
+        assert!(!self.holds(owner), "owner {owner} already holds a path");
+        self.order_ports(chip, entry, prio, preempt);
+        if self.ports.is_empty() {
+            return Err(ScoutFail::NoPort);
+        }
+        // A busy chip cannot take the transfer wherever the scout comes from: fail before
+        // sending scouts that could only bounce.
+        if self.usable(self.topo.chip_link(chip), prio, preempt).is_none() {
+            return Err(ScoutFail::ChipBusy);
+        }
+        let mut tally = Tally::default();
+        for i in 0..self.ports.len() {
+            let port = self.ports[i].2;
+            let entry_router = self.topo.port_router(port);
+            if self.walk(entry_router, chip, prio, preempt, &mut tally) {
+                let hops = (self.stack.len() - 1) as u32;
+                let preempted = self.commit(owner, port, prio, preempt);
+                return Ok(Reserved {
+                    hops,
+                    moves: tally.moves,
+                    misroutes: tally.misroutes,
+                    backoffs: tally.backoffs,
+                    scouts: i as u32 + 1,
+                    preempted,
+                });
+            }
+        }
+        Err(ScoutFail::Unwound { scouts: self.ports.len() as u32 })
+    }
+
+    /// Free everything `owner` holds (nothing if it holds nothing).
+    pub fn release(&mut self, owner: u32) {
+        if !self.holds(owner) {
+            return;
+        }
+        let Mesh { topo, holder, held, paths, .. } = self;
+        let path = &mut paths[owner as usize];
+        for res in topo.path_resources(path.port, &path.routers) {
+            assert_eq!(holder[res as usize], owner, "resource {res} on owner {owner}'s path");
+            holder[res as usize] = NONE;
+            *held -= 1;
+        }
+        path.port = NONE;
+        path.routers.clear();
+    }
+
+    pub fn holds(&self, owner: u32) -> bool {
+        self.paths.get(owner as usize).is_some_and(|p| p.port != NONE)
+    }
+
+    /// Resources currently held, of all kinds (port, mesh and chip links).
+    pub fn held_links(&self) -> usize {
+        self.held
+    }
+
+    /// Invariants: each recorded path is contiguous from its port's edge router to its chip,
+    /// each resource on it is held by its owner and listed once, and nothing else is held.
+    pub fn check(&self) -> Result<(), String> {
+        let t = self.topo;
+        let mut seen = vec![false; self.holder.len()];
+        let mut listed = 0usize;
+        for (owner, path) in self.paths.iter().enumerate() {
+            if path.port == NONE {
+                if !path.routers.is_empty() {
+                    return Err(format!("idle owner {owner} records routers"));
+                }
+                continue;
+            }
+            self.check_shape(owner, path)?;
+            for res in t.path_resources(path.port, &path.routers) {
+                if std::mem::replace(&mut seen[res as usize], true) {
+                    return Err(format!("resource {res} listed twice (owner {owner})"));
+                }
+                let h = self.holder[res as usize];
+                if h as usize != owner {
+                    return Err(format!("resource {res} on owner {owner}'s path is held by {h}"));
+                }
+                listed += 1;
+            }
+        }
+        let held = self.holder.iter().filter(|&&h| h != NONE).count();
+        if held != listed || held != self.held {
+            return Err(format!(
+                "{held} resources held, {listed} on recorded paths, count says {}",
+                self.held
+            ));
+        }
+        Ok(())
+    }
+
+    /// A recorded path starts at its port's edge router and moves between neighbours.
+    fn check_shape(&self, owner: usize, path: &OwnerPath) -> Result<(), String> {
+        let t = self.topo;
+        if path.port >= t.io_ports + t.gc_ports {
+            return Err(format!("owner {owner}: no port {}", path.port));
+        }
+        let Some(&first) = path.routers.first() else {
+            return Err(format!("owner {owner}: path without routers"));
+        };
+        if first != t.port_router(path.port) {
+            return Err(format!("owner {owner}: path starts at {first}, not at its port"));
+        }
+        if let Some(&k) = path.routers.iter().find(|&&k| k >= t.routers()) {
+            return Err(format!("owner {owner}: no router {k}"));
+        }
+        if let Some(w) = path.routers.windows(2).find(|w| t.dist(w[0], w[1]) != 1) {
+            return Err(format!("owner {owner}: {} → {} is not a link", w[0], w[1]));
+        }
+        Ok(())
+    }
+
+    /// `Some(needs preemption)` if a scout may take `res`: it is free, or GC bypass lets a
+    /// high-priority scout take it from a low-priority holder. High never preempts High,
+    /// Low never preempts.
+    fn usable(&self, res: u32, prio: Prio, preempt: bool) -> Option<bool> {
+        match self.holder[res as usize] {
+            NONE => Some(false),
+            h if preempt && prio == Prio::High && self.paths[h as usize].prio == Prio::Low => {
+                Some(true)
+            }
+            _ => None,
+        }
+    }
+
+    /// Fill `ports` with the usable ports of `entry`'s kind, best first: free before
+    /// preemptible, then nearest to the target (Venice: the nearest free entry point),
+    /// then lowest index.
+    fn order_ports(&mut self, chip: u32, entry: Entry, prio: Prio, preempt: bool) {
+        let mut ports = std::mem::take(&mut self.ports);
+        ports.clear();
+        let order = &self.port_order[usize::from(entry == Entry::Gc)][chip as usize];
+        // Free ports first, then (GC bypass) those a high-priority scout may take over.
+        for want_preempt in [false, true] {
+            for &(d, port) in order {
+                if self.usable(self.topo.port_link(port), prio, preempt) == Some(want_preempt) {
+                    ports.push((want_preempt, d, port));
+                }
+            }
+        }
+        self.ports = ports;
+    }
+
+    /// Start a new walk: bump the generation so every stamp of the last walk goes stale.
+    fn next_gen(&mut self) {
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            // Wrapped: old stamps could collide with new ones, so clear them once.
+            self.visit_gen.fill(0);
+            self.dead_gen.fill(0);
+            self.tent_gen.fill(0);
+            self.gen = 1;
+        }
+    }
+
+    fn visits_of(&self, k: u32) -> u32 {
+        if self.visit_gen[k as usize] == self.gen {
+            self.visits[k as usize]
+        } else {
+            0
+        }
+    }
+
+    /// Count an arrival at `k`; returns its visits in this walk.
+    fn arrive(&mut self, k: u32) -> u32 {
+        let v = self.visits_of(k) + 1;
+        self.visit_gen[k as usize] = self.gen;
+        self.visits[k as usize] = v;
+        v
+    }
+
+    fn is_dead(&self, k: u32) -> bool {
+        self.dead_gen[k as usize] == self.gen
+    }
+
+    /// One scout from `entry` towards `target`. On success `stack` is the path (entry …
+    /// target); on unwind the scout holds nothing (its links were only tentative).
+    fn walk(&mut self, entry: u32, target: u32, prio: Prio, preempt: bool, t: &mut Tally) -> bool {
+        self.next_gen();
+        self.stack.clear();
+        self.stack.push(entry);
+        self.arrive(entry);
+        // Each move is an arrival and a router takes at most max_visits of them before the
+        // scout unwinds, so a walk cannot be longer than this.
+        let bound = self.max_visits as u64 * self.topo.routers() as u64 + 1;
+        let mut moves = 0u64;
+        loop {
+            let len = self.stack.len();
+            let cur = self.stack[len - 1];
+            if cur == target {
+                return true;
+            }
+            let prev = if len >= 2 { self.stack[len - 2] } else { NONE };
+            if let Some((next, misroute)) = self.next_hop(cur, prev, target, prio, preempt) {
+                let link = self.topo.link(cur, next);
+                self.tent_gen[link as usize] = self.gen;
+                self.stack.push(next);
+                self.arrive(next);
+                t.moves += 1;
+                t.misroutes += misroute as u32;
+                moves += 1;
+                assert!(moves <= bound, "scout walk exceeded {bound} moves");
+                continue;
+            }
+            // Venice: with no way on, back off to the previous router, releasing the link;
+            // backing off past the entry router means the scout is back at its controller.
+            if prev == NONE {
+                return false;
+            }
+            self.stack.pop();
+            self.tent_gen[self.topo.link(prev, cur) as usize] = 0;
+            self.dead_gen[cur as usize] = self.gen;
+            t.moves += 1;
+            t.backoffs += 1;
+            moves += 1;
+            assert!(moves <= bound, "scout walk exceeded {bound} moves");
+            if self.arrive(prev) > self.max_visits {
+                return false;
+            }
+        }
+    }
+
+    /// The scout's next router from `cur` and whether it is a misroute. Preference (Venice's
+    /// adaptive routing, with GC bypass's free-before-preempt): minimal free, minimal
+    /// preemptible, misroute free, misroute preemptible; ties broken pseudo-randomly. Links
+    /// the scout already holds, routers at their visit limit and dead routers (backed off
+    /// from in this walk: no way on from there) are out.
+    fn next_hop(
+        &mut self,
+        cur: u32,
+        prev: u32,
+        target: u32,
+        prio: Prio,
+        preempt: bool,
+    ) -> Option<(u32, bool)> {
+        let t = self.topo;
+        let here = t.dist(cur, target);
+        let mut cands = [[0u32; 4]; 4];
+        let mut counts = [0usize; 4];
+        let (nbs, n) = t.neighbours(cur);
+        for &nb in &nbs[..n] {
+            let link = t.link(cur, nb);
+            if nb == prev
+                || self.tent_gen[link as usize] == self.gen
+                || self.visits_of(nb) >= self.max_visits
+                || self.is_dead(nb)
+            {
+                continue;
+            }
+            let Some(pre) = self.usable(link, prio, preempt) else { continue };
+            let class = 2 * usize::from(t.dist(nb, target) >= here) + usize::from(pre);
+            cands[class][counts[class]] = nb;
+            counts[class] += 1;
+        }
+        let class = (0..4).find(|&c| counts[c] > 0)?;
+        let pick = if counts[class] == 1 { 0 } else { self.rng.below(counts[class]) };
+        Some((cands[class][pick], class >= 2))
+    }
+
+    /// Commit the scout's path (`stack`) from `port` to `owner`. Low owners holding any of
+    /// its resources are released whole first (GC bypass: the preempted write-back
+    /// re-reserves later) and returned, each once.
+    fn commit(&mut self, owner: u32, port: u32, prio: Prio, preempt: bool) -> Vec<u32> {
+        let t = self.topo;
+        let mut victims = Vec::new();
+        for res in t.path_resources(port, &self.stack) {
+            let h = self.holder[res as usize];
+            if h == NONE {
+                continue;
+            }
+            assert!(
+                preempt && prio == Prio::High && self.paths[h as usize].prio == Prio::Low,
+                "scout took resource {res} from owner {h} without the right to preempt"
+            );
+            if !victims.contains(&h) {
+                victims.push(h);
+            }
+        }
+        for &v in &victims {
+            self.release(v);
+        }
+        if self.paths.len() <= owner as usize {
+            let idle = OwnerPath { port: NONE, prio: Prio::High, routers: Vec::new() };
+            self.paths.resize(owner as usize + 1, idle);
+        }
+        let Mesh { holder, held, paths, stack, .. } = self;
+        for res in t.path_resources(port, stack) {
+            assert_eq!(holder[res as usize], NONE, "resource {res} still held at commit");
+            holder[res as usize] = owner;
+            *held += 1;
+        }
+        let path = &mut paths[owner as usize];
+        path.port = port;
+        path.prio = prio;
+        path.routers.clear();
+        path.routers.extend_from_slice(stack);
+        victims
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    fn cfg(rows: u32, cols: u32, io_ports: u32, gc_ports: u32) -> MeshConfig {
+        MeshConfig { rows, cols, io_ports, gc_ports, max_visits: 3, seed: 1 }
+    }
+
+    fn mesh(rows: u32, cols: u32, io_ports: u32, gc_ports: u32) -> Mesh {
+        Mesh::new(&cfg(rows, cols, io_ports, gc_ports)).expect("valid test config")
+    }
+
+    /// Chip (= router) at (row, col).
+    fn at(m: &Mesh, row: u32, col: u32) -> u32 {
+        m.topo.router(row, col)
+    }
+
+    /// Hold an exact path for `owner`, as if a scout had found it.
+    fn force(m: &mut Mesh, owner: u32, port: u32, cells: &[(u32, u32)], prio: Prio) {
+        m.stack.clear();
+        for &(r, c) in cells {
+            let k = at(m, r, c);
+            m.stack.push(k);
+        }
+        let preempted = m.commit(owner, port, prio, false);
+        assert!(preempted.is_empty());
+        m.check().expect("forced path is consistent");
+    }
+
+    fn resources(m: &Mesh, owner: u32) -> Vec<u32> {
+        let p = &m.paths[owner as usize];
+        m.topo.path_resources(p.port, &p.routers).collect()
+    }
+
+    fn routers(m: &Mesh, owner: u32) -> Vec<(u32, u32)> {
+        m.paths[owner as usize].routers.iter().map(|&k| (m.topo.row(k), m.topo.col(k))).collect()
+    }
+
+    #[test]
+    fn new_rejects_bad_config() {
+        let bad = [
+            (MeshConfig { rows: 0, ..cfg(4, 8, 8, 0) }, "rows"),
+            (MeshConfig { cols: 0, ..cfg(4, 8, 8, 0) }, "cols"),
+            (MeshConfig { io_ports: 0, ..cfg(4, 8, 8, 0) }, "io_ports"),
+            (MeshConfig { max_visits: 0, ..cfg(4, 8, 8, 0) }, "max_visits"),
+        ];
+        for (c, field) in bad {
+            let err = Mesh::new(&c).expect_err(field);
+            assert!(err.contains(field), "{err:?} should name {field}");
+        }
+        assert_eq!(mesh(4, 8, 8, 0).chips(), 32);
+    }
+
+    #[test]
+    fn ports_spread_evenly_over_their_edge() {
+        let m = mesh(4, 8, 8, 2);
+        let cells: Vec<_> = (0..10)
+            .map(|p| {
+                let k = m.topo.port_router(p);
+                (m.topo.row(k), m.topo.col(k))
+            })
+            .collect();
+        let io: Vec<_> = (0..8).map(|c| (0, c)).collect();
+        assert_eq!(&cells[..8], &io[..], "n == cols: port i at column i, top edge");
+        assert_eq!(&cells[8..], &[(3, 2), (3, 6)], "2 GC ports on the bottom edge");
+        // More ports than columns: two per edge router, separate links.
+        let m = mesh(2, 2, 4, 0);
+        let cols: Vec<_> = (0..4).map(|p| m.topo.col(m.topo.port_router(p))).collect();
+        assert_eq!(cols, [0, 0, 1, 1]);
+        assert_ne!(m.topo.port_link(0), m.topo.port_link(1));
+    }
+
+    #[test]
+    fn free_mesh_goes_straight_down_from_the_port_above() {
+        let mut m = mesh(4, 8, 8, 0);
+        let chip = at(&m, 3, 5);
+        assert_eq!(chip, 23);
+        let r = m.reserve(1, chip, Entry::Io, Prio::High, false).expect("free mesh");
+        let want =
+            Reserved { hops: 3, moves: 3, misroutes: 0, backoffs: 0, scouts: 1, preempted: vec![] };
+        assert_eq!(r, want);
+        assert_eq!(m.paths[1].port, 5);
+        assert_eq!(routers(&m, 1), [(0, 5), (1, 5), (2, 5), (3, 5)]);
+        assert_eq!(m.held_links(), 5, "port + 3 mesh links + chip link");
+        m.check().unwrap();
+    }
+
+    #[test]
+    fn two_chips_in_one_column_transfer_at_once() {
+        // On the shared-bus baseline chips (3,5) and (1,5) share channel 5 and serialize.
+        let mut m = mesh(4, 8, 8, 0);
+        let (far, near) = (at(&m, 3, 5), at(&m, 1, 5));
+        let a = m.reserve(1, far, Entry::Io, Prio::High, false).expect("first");
+        let b = m.reserve(2, near, Entry::Io, Prio::High, false).expect("second");
+        assert_eq!((a.hops, a.scouts), (3, 1));
+        // Port 5 is taken: the second scout starts from port 4 (distance 2, lower index
+        // than port 6) and goes around the first path's column links.
+        assert_eq!((b.scouts, m.paths[2].port), (1, 4));
+        assert!(b.hops >= 2);
+        let first = resources(&m, 1);
+        assert!(resources(&m, 2).iter().all(|r| !first.contains(r)), "disjoint paths");
+        assert_eq!(m.held_links(), (a.hops + 2 + b.hops + 2) as usize);
+        m.check().unwrap();
+    }
+
+    #[test]
+    fn blocked_column_forces_a_detour() {
+        for seed in 0..32 {
+            let mut m = Mesh::new(&MeshConfig { seed, ..cfg(4, 8, 8, 0) }).unwrap();
+            // Owner 9 (from port 6) holds (0,6)-(0,5), (0,5)-(1,5), (1,5)-(2,5).
+            force(&mut m, 9, 6, &[(0, 6), (0, 5), (1, 5), (2, 5)], Prio::High);
+            let chip = at(&m, 3, 5);
+            let r = m.reserve(1, chip, Entry::Io, Prio::High, false).expect("detour exists");
+            // Port 5 is still free and nearest; its scout must leave the column.
+            assert_eq!((r.scouts, m.paths[1].port), (1, 5), "seed {seed}");
+            assert!(r.misroutes >= 1, "seed {seed}: {r:?}");
+            assert!(r.hops >= 5, "shortest way around is 5 hops; seed {seed}: {r:?}");
+            assert!(r.moves >= r.hops);
+            m.check().unwrap();
+        }
+    }
+
+    #[test]
+    fn busy_target_chip_fails_at_once() {
+        let mut m = mesh(4, 8, 8, 0);
+        let chip = at(&m, 2, 2);
+        m.reserve(1, chip, Entry::Io, Prio::High, false).unwrap();
+        let held = m.held_links();
+        assert_eq!(m.reserve(2, chip, Entry::Io, Prio::High, false), Err(ScoutFail::ChipBusy));
+        assert_eq!(m.held_links(), held);
+        assert!(!m.holds(2));
+    }
+
+    #[test]
+    fn all_ports_busy_is_no_port() {
+        let mut m = mesh(4, 8, 2, 0);
+        m.reserve(1, 0, Entry::Io, Prio::High, false).unwrap();
+        m.reserve(2, 31, Entry::Io, Prio::High, false).unwrap();
+        assert_eq!(m.reserve(3, 12, Entry::Io, Prio::High, false), Err(ScoutFail::NoPort));
+        // Without GC ports, GC shares the (busy) I/O ports.
+        assert_eq!(m.reserve(3, 12, Entry::Gc, Prio::High, false), Err(ScoutFail::NoPort));
+        assert_eq!(m.held_links(), resources(&m, 1).len() + resources(&m, 2).len());
+    }
+
+    #[test]
+    fn walled_in_target_unwinds_and_leaves_nothing_held() {
+        let mut m = mesh(4, 8, 8, 0);
+        // Router (1,3)'s four links are all held; its chip link is free.
+        force(&mut m, 10, 2, &[(0, 2), (1, 2), (1, 3), (1, 4)], Prio::High);
+        force(&mut m, 11, 3, &[(0, 3), (1, 3), (2, 3)], Prio::High);
+        let held = m.held_links();
+        assert_eq!(held, 5 + 4);
+        let chip = at(&m, 1, 3);
+        // Six ports are free; every scout gets nowhere.
+        assert_eq!(
+            m.reserve(1, chip, Entry::Io, Prio::High, false),
+            Err(ScoutFail::Unwound { scouts: 6 })
+        );
+        assert_eq!(m.held_links(), held);
+        assert!(!m.holds(1));
+        m.check().unwrap();
+        // Preempting does not help against High holders either.
+        assert_eq!(
+            m.reserve(1, chip, Entry::Io, Prio::High, true),
+            Err(ScoutFail::Unwound { scouts: 6 })
+        );
+    }
+
+    #[test]
+    fn high_scout_takes_over_a_low_path_whole() {
+        // One column, one port: the High scout needs the Low path's port, links and chip.
+        let mut m = mesh(4, 1, 1, 0);
+        m.reserve(7, 3, Entry::Gc, Prio::Low, false).unwrap();
+        let r = m.reserve(8, 3, Entry::Io, Prio::High, true).expect("preempts");
+        assert_eq!(r.preempted, [7], "listed once although every resource was its");
+        assert!(!m.holds(7) && m.holds(8));
+        assert_eq!(m.held_links(), 5);
+        m.check().unwrap();
+        // Only the port is shared: the Low owner still loses everything.
+        let mut m = mesh(4, 1, 1, 0);
+        m.reserve(7, 3, Entry::Gc, Prio::Low, false).unwrap();
+        let r = m.reserve(8, 0, Entry::Io, Prio::High, true).expect("preempts");
+        assert_eq!((r.preempted, r.hops), (vec![7], 0));
+        assert_eq!(m.held_links(), 2);
+        m.check().unwrap();
+    }
+
+    #[test]
+    fn wall_of_low_paths_falls_to_a_high_scout() {
+        let mut m = mesh(4, 8, 8, 0);
+        force(&mut m, 10, 2, &[(0, 2), (1, 2), (1, 3), (1, 4)], Prio::Low);
+        force(&mut m, 11, 3, &[(0, 3), (1, 3), (2, 3)], Prio::Low);
+        let chip = at(&m, 1, 3);
+        assert!(matches!(
+            m.reserve(1, chip, Entry::Io, Prio::High, false),
+            Err(ScoutFail::Unwound { .. })
+        ));
+        let r = m.reserve(1, chip, Entry::Io, Prio::High, true).expect("preempts the wall");
+        assert_eq!(r.preempted.len(), 1, "one way in is enough: {r:?}");
+        let other = if r.preempted[0] == 10 { 11 } else { 10 };
+        assert!(m.holds(other) && !m.holds(r.preempted[0]));
+        m.check().unwrap();
+    }
+
+    #[test]
+    fn free_resources_are_preferred_over_preemption() {
+        for seed in 0..32 {
+            let mut m = Mesh::new(&MeshConfig { seed, ..cfg(4, 8, 8, 0) }).unwrap();
+            // Low owner 7 holds port 5 and the link (0,5)-(0,4).
+            force(&mut m, 7, 5, &[(0, 5), (0, 4)], Prio::Low);
+            let r = m.reserve(8, at(&m, 1, 5), Entry::Io, Prio::High, true).unwrap();
+            // Port 5 (distance 1, preemptible) loses to free port 4 (distance 2); at (0,4)
+            // both ways are minimal, and the free one down wins over the Low-held one.
+            assert!(r.preempted.is_empty(), "seed {seed}: {r:?}");
+            assert_eq!(m.paths[8].port, 4);
+            assert_eq!(routers(&m, 8), [(0, 4), (1, 4), (1, 5)], "seed {seed}");
+            assert!(m.holds(7));
+            m.check().unwrap();
+        }
+    }
+
+    #[test]
+    fn low_scouts_never_preempt() {
+        let mut m = mesh(4, 1, 1, 0);
+        m.reserve(7, 3, Entry::Io, Prio::Low, false).unwrap();
+        assert_eq!(m.reserve(8, 0, Entry::Io, Prio::Low, true), Err(ScoutFail::NoPort));
+        // High without GC bypass does not preempt either.
+        assert_eq!(m.reserve(8, 0, Entry::Io, Prio::High, false), Err(ScoutFail::NoPort));
+        assert!(m.holds(7));
+    }
+
+    #[test]
+    fn high_never_preempts_high() {
+        let mut m = mesh(4, 1, 1, 0);
+        m.reserve(7, 3, Entry::Io, Prio::High, false).unwrap();
+        assert_eq!(m.reserve(8, 0, Entry::Io, Prio::High, true), Err(ScoutFail::NoPort));
+        let mut m = mesh(4, 1, 2, 0);
+        m.reserve(7, 3, Entry::Io, Prio::High, false).unwrap();
+        assert_eq!(m.reserve(8, 3, Entry::Io, Prio::High, true), Err(ScoutFail::ChipBusy));
+        assert!(m.holds(7) && !m.holds(8));
+    }
+
+    #[test]
+    fn gc_entry_uses_its_own_ports_when_it_has_them() {
+        // Plain Venice: GC enters through the I/O port on the top edge and takes it.
+        let mut m = mesh(4, 4, 1, 0);
+        m.reserve(1, at(&m, 2, 1), Entry::Gc, Prio::High, false).unwrap();
+        assert_eq!(m.paths[1].port, 0);
+        assert_eq!(routers(&m, 1)[0].0, 0, "starts on the top edge");
+        assert_eq!(
+            m.reserve(2, at(&m, 0, 3), Entry::Io, Prio::High, false),
+            Err(ScoutFail::NoPort)
+        );
+        // GC bypass: a GC read enters from the bottom edge; the I/O port stays free.
+        let mut m = mesh(4, 4, 1, 1);
+        let r = m.reserve(1, at(&m, 2, 1), Entry::Gc, Prio::High, false).unwrap();
+        assert_eq!(m.paths[1].port, 1);
+        assert_eq!(routers(&m, 1)[0], (3, 2));
+        assert_eq!(r.hops, 2);
+        m.reserve(2, at(&m, 0, 3), Entry::Io, Prio::High, false).expect("I/O port still free");
+        m.check().unwrap();
+    }
+
+    #[test]
+    fn release_frees_exactly_what_was_held() {
+        let mut m = mesh(4, 8, 8, 2);
+        let a = m.reserve(1, at(&m, 3, 5), Entry::Io, Prio::High, false).unwrap();
+        let b = m.reserve(2, at(&m, 0, 1), Entry::Gc, Prio::Low, false).unwrap();
+        assert_eq!(m.held_links(), (a.hops + b.hops + 4) as usize);
+        let kept = resources(&m, 2);
+        m.release(1);
+        assert!(!m.holds(1) && m.holds(2));
+        assert_eq!(m.held_links(), (b.hops + 2) as usize);
+        let held: Vec<u32> =
+            (0..m.holder.len() as u32).filter(|&r| m.holder[r as usize] != NONE).collect();
+        let mut kept_sorted = kept.clone();
+        kept_sorted.sort_unstable();
+        assert_eq!(held, kept_sorted);
+        m.check().unwrap();
+        m.release(1);
+        m.release(12_345);
+        assert_eq!(m.held_links(), (b.hops + 2) as usize);
+        m.release(2);
+        assert_eq!(m.held_links(), 0);
+        m.check().unwrap();
+        // The freed owner can reserve again.
+        m.reserve(1, at(&m, 3, 5), Entry::Io, Prio::High, false).unwrap();
+    }
+
+    /// Every result of a run, and the final (port, routers) of each owner.
+    type Outcome = (Vec<Result<Reserved, ScoutFail>>, Vec<(u32, Vec<u32>)>);
+
+    /// A busy mixed sequence of reservations and releases on a 4×4 mesh.
+    fn run_sequence(seed: u64) -> Outcome {
+        let mut m = Mesh::new(&MeshConfig { seed, ..cfg(4, 4, 4, 2) }).unwrap();
+        let mut ops = SplitMix64(99);
+        let mut out = Vec::new();
+        for _ in 0..2000 {
+            let owner = ops.below(12) as u32;
+            if m.holds(owner) {
+                if ops.below(2) == 0 {
+                    m.release(owner);
+                }
+                continue;
+            }
+            let chip = ops.below(16) as u32;
+            let entry = if ops.below(3) == 0 { Entry::Gc } else { Entry::Io };
+            let prio = if ops.below(3) == 0 { Prio::Low } else { Prio::High };
+            out.push(m.reserve(owner, chip, entry, prio, true));
+        }
+        let paths = m.paths.iter().map(|p| (p.port, p.routers.clone())).collect();
+        (out, paths)
+    }
+
+    #[test]
+    fn same_seed_same_results() {
+        let (a, pa) = run_sequence(42);
+        let (b, pb) = run_sequence(42);
+        assert_eq!(a, b);
+        assert_eq!(pa, pb);
+        // The sequence exercises every branch: misroutes, back-offs, later scouts,
+        // preemption, unwinding.
+        let ok: Vec<_> = a.iter().filter_map(|r| r.as_ref().ok()).collect();
+        assert!(ok.iter().any(|r| r.misroutes > 0));
+        assert!(ok.iter().any(|r| !r.preempted.is_empty()));
+        assert!(ok.iter().any(|r| r.backoffs > 0));
+        assert!(ok.iter().any(|r| r.scouts > 1));
+        assert!(a.iter().any(|r| matches!(r, Err(ScoutFail::Unwound { .. }))));
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Reserve { owner: u32, chip: u32, gc: bool, low: bool, preempt: bool },
+        Release { owner: u32 },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            3 => (0u32..6, 0u32..16, any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
+                |(owner, chip, gc, low, preempt)| Op::Reserve { owner, chip, gc, low, preempt }
+            ),
+            1 => (0u32..6).prop_map(|owner| Op::Release { owner }),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn random_reserve_release_keeps_invariants(
+            rows in 1u32..=4,
+            cols in 1u32..=4,
+            io_ports in 1u32..=4,
+            gc_ports in 0u32..=2,
+            max_visits in 1u32..=4,
+            seed in any::<u64>(),
+            ops in prop::collection::vec(op(), 1..80),
+        ) {
+            let c = MeshConfig { rows, cols, io_ports, gc_ports, max_visits, seed };
+            let mut m = Mesh::new(&c).unwrap();
+            // Model: owner → (prio, hops) of its committed path.
+            let mut model: HashMap<u32, (Prio, u32)> = HashMap::new();
+            for op in ops {
+                let before = m.held_links();
+                match op {
+                    Op::Release { owner } => {
+                        m.release(owner);
+                        model.remove(&owner);
+                    }
+                    Op::Reserve { owner, chip, gc, low, preempt } => {
+                        if m.holds(owner) {
+                            continue;
+                        }
+                        let chip = chip % m.chips();
+                        let entry = if gc { Entry::Gc } else { Entry::Io };
+                        let prio = if low { Prio::Low } else { Prio::High };
+                        match m.reserve(owner, chip, entry, prio, preempt) {
+                            Ok(r) => {
+                                prop_assert!(r.moves >= r.hops);
+                                prop_assert!(r.misroutes + r.backoffs <= r.moves);
+                                prop_assert!(r.scouts >= 1);
+                                if !(preempt && prio == Prio::High) {
+                                    prop_assert!(r.preempted.is_empty());
+                                }
+                                for v in &r.preempted {
+                                    prop_assert_eq!(model.remove(v).map(|e| e.0), Some(Prio::Low));
+                                    prop_assert!(!m.holds(*v));
+                                }
+                                let p = &m.paths[owner as usize];
+                                prop_assert_eq!(p.routers.last().copied(), Some(chip));
+                                prop_assert_eq!(p.routers.len() as u32, r.hops + 1);
+                                model.insert(owner, (prio, r.hops));
+                            }
+                            Err(_) => {
+                                prop_assert_eq!(m.held_links(), before);
+                                prop_assert!(!m.holds(owner));
+                            }
+                        }
+                    }
+                }
+                prop_assert_eq!(m.check(), Ok(()));
+                let committed: usize = model.values().map(|&(_, h)| h as usize + 2).sum();
+                prop_assert_eq!(m.held_links(), committed);
+                for o in 0..6 {
+                    prop_assert_eq!(m.holds(o), model.contains_key(&o));
+                }
+            }
+        }
+    }
+}
