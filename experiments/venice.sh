@@ -1,16 +1,10 @@
 #!/usr/bin/env bash
 # Reproduces every number in docs/venice.md (Venice and GC bypass, spec 06): the shared
 # channel bus, the Venice mesh and GC bypass under the same GC scheme, device and trace.
-# Output: experiments/out/venice-*.txt (git-ignored). Takes ~2 min on 2 cores once built.
+# Output: experiments/out/venice-*.txt (git-ignored). Takes ~1 min on 2 cores once built.
 # Real slices are read from ../shared/traces (TRACES=dir overrides); absent ones are skipped.
 #   experiments/venice.sh
-set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-OUT="$ROOT/experiments/out"
-TR="${TRACES:-$ROOT/../shared/traces}"
-FT="$ROOT/target/release/flashtail"
-mkdir -p "$OUT"
-(cd "$ROOT" && cargo build --release -q)
+source "$(dirname "$0")/common.sh"
 
 # One line per (GC scheme, interconnect): read mean / p99 / p99.99, write p99.99, the host's
 # path (channel) waits, the share of transfers whose first scout found a path, preemptions.

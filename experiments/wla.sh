@@ -3,13 +3,7 @@
 # Output: experiments/out/wla-*.txt (git-ignored). Takes ~1 min on 2 cores once built.
 # Real slices are read from ../shared/traces (TRACES=dir overrides); absent ones are skipped.
 #   experiments/wla.sh
-set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-OUT="$ROOT/experiments/out"
-TR="${TRACES:-$ROOT/../shared/traces}"
-FT="$ROOT/target/release/flashtail"
-mkdir -p "$OUT"
-(cd "$ROOT" && cargo build --release -q)
+source "$(dirname "$0")/common.sh"
 
 echo "== toy models (paper §IV-A, §IV-B)"
 "$FT" wla-toy | tee "$OUT/wla-toy-exact.txt"
