@@ -149,9 +149,11 @@ impl Simulation {
         let m = self.mesh.as_mut().expect("mesh");
         m.retried[u as usize] = false;
         if !self.mesh_try(u, t, i) {
-            let class = self.mesh_class(t, i);
-            self.mesh_wait(u, t, class);
-            if self.mesh_kind(t, i).1 == Prio::Low {
+            // Waiting order: on Venice everyone alike (arrival order); with GC bypass high
+            // priority (class 0) first.
+            let low = self.mesh_kind(t, i).1 == Prio::Low;
+            self.mesh_wait(u, t, u8::from(low));
+            if low {
                 self.park_write_back(u, t);
             }
         }
@@ -210,15 +212,6 @@ impl Simulation {
         }
         let write_back = txn.kind == TxnKind::GcCopy && i == GC_WRITE_BACK_PHASE;
         (Entry::Gc, if write_back { Prio::Low } else { Prio::High })
-    }
-
-    /// Waiting order: on Venice everyone alike (arrival order); with GC bypass high
-    /// priority first.
-    fn mesh_class(&self, t: u32, i: u8) -> u8 {
-        match self.mesh_kind(t, i).1 {
-            Prio::High => 0,
-            Prio::Low => 1,
-        }
     }
 
     /// Try to reserve unit `u`'s path; on success start the transfer (its end is an event).
