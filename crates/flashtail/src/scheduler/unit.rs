@@ -1,6 +1,7 @@
 //! An execution unit (a plane, or a die whose planes share it): its queues, its current
 //! transaction, and how long it has been busy for each cause (for wait attribution).
 
+use crate::scheduler::TxnKind;
 use crate::units::{ChannelId, Nanos};
 use std::collections::VecDeque;
 
@@ -11,6 +12,18 @@ pub enum Cause {
     UserOp = 0,
     GcCopy = 1,
     GcErase = 2,
+}
+
+impl Cause {
+    /// What a running transaction of `kind` occupies its unit with.
+    #[inline]
+    pub fn of(kind: TxnKind) -> Cause {
+        match kind {
+            TxnKind::Read | TxnKind::Write => Cause::UserOp,
+            TxnKind::GcCopy | TxnKind::GcCopyback => Cause::GcCopy,
+            TxnKind::Erase => Cause::GcErase,
+        }
+    }
 }
 
 pub const IDLE: u32 = u32::MAX;
@@ -67,6 +80,22 @@ impl Unit {
             parked: None,
             suspending: false,
         }
+    }
+
+    /// Transaction `t` starts (or resumes) occupying the unit at `now`, for `cause`.
+    #[inline]
+    pub fn occupy(&mut self, t: u32, cause: Cause, now: Nanos) {
+        self.running = t;
+        self.occ_cause = cause;
+        self.occ_since = now;
+    }
+
+    /// The running transaction stops occupying the unit at `now` (finished, suspended or
+    /// parked): its busy time is closed into `acc`.
+    #[inline]
+    pub fn vacate(&mut self, now: Nanos) {
+        self.acc[self.occ_cause as usize] += now.0 - self.occ_since.0;
+        self.running = IDLE;
     }
 
     /// Cumulative busy time per cause up to `now`.

@@ -26,10 +26,8 @@ use super::Simulation;
 use crate::interconnect::mesh::{Entry, Mesh, MeshConfig, Prio, ScoutFail};
 use crate::interconnect::{Interconnect, InterconnectConfig};
 use crate::nand::Geometry;
-use crate::scheduler::txn::NO_REQ;
 use crate::scheduler::unit::{IDLE, PARKED_WRITE_BACK};
 use crate::scheduler::{Cause, TxnKind};
-use crate::sim::requests::W_CHANNEL;
 use crate::units::{Nanos, PlaneId};
 use std::collections::BTreeMap;
 
@@ -175,8 +173,7 @@ impl Simulation {
         let unit = &mut self.units[u as usize];
         debug_assert_eq!(unit.running, t);
         assert!(unit.parked.is_none(), "a unit running a GC copy has nothing parked");
-        unit.acc[unit.occ_cause as usize] += self.now.0 - unit.occ_since.0;
-        unit.running = IDLE;
+        unit.vacate(self.now);
         unit.parked = Some((t, PARKED_WRITE_BACK));
         self.mesh.as_mut().expect("mesh").c.parked_write_backs += 1;
         if !self.units[u as usize].reads.is_empty() {
@@ -189,9 +186,7 @@ impl Simulation {
         let unit = &mut self.units[u as usize];
         assert_eq!(unit.parked, Some((t, PARKED_WRITE_BACK)));
         unit.parked = None;
-        unit.running = t;
-        unit.occ_cause = Cause::GcCopy;
-        unit.occ_since = self.now;
+        unit.occupy(t, Cause::GcCopy, self.now);
     }
 
     /// Unit `u` has no read left and its write-back `t` is parked: try for a path now.
@@ -298,12 +293,8 @@ impl Simulation {
                 if parked {
                     self.unpark_write_back(w, t);
                 }
-                let waited = (self.now - self.txns[t as usize].chan_wait_start).0;
+                let waited = self.channel_waited(t);
                 self.mesh.as_mut().expect("mesh").c.path_wait_ns += waited;
-                let req = self.txns[t as usize].req;
-                if req != NO_REQ {
-                    self.reqs.get(req).wait[W_CHANNEL] += waited;
-                }
             } else {
                 self.mesh.as_mut().expect("mesh").waiters.push((class, seq, w, t));
             }

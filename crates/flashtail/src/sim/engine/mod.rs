@@ -817,15 +817,7 @@ impl Simulation {
         if req != NO_REQ {
             self.add_wait_from_snap(u, t);
         }
-        let cause = match kind {
-            TxnKind::Read | TxnKind::Write => Cause::UserOp,
-            TxnKind::GcCopy | TxnKind::GcCopyback => Cause::GcCopy,
-            TxnKind::Erase => Cause::GcErase,
-        };
-        let unit = &mut self.units[u as usize];
-        unit.running = t;
-        unit.occ_cause = cause;
-        unit.occ_since = self.now;
+        self.units[u as usize].occupy(t, Cause::of(kind), self.now);
         // Only fresh transactions are begun (a suspended one resumes without `begin`), so
         // the phase is 0; passing it saves reading back a just-written byte (see
         // `start_phase_at`).
@@ -852,11 +844,7 @@ impl Simulation {
     #[inline(never)]
     fn complete(&mut self, u: u32) {
         let t = self.units[u as usize].running;
-        {
-            let unit = &mut self.units[u as usize];
-            unit.acc[unit.occ_cause as usize] += self.now.0 - unit.occ_since.0;
-            unit.running = IDLE;
-        }
+        self.units[u as usize].vacate(self.now);
         // Field by field, not a clone: the phase byte was stored just before, and a wide
         // copy over it would miss store-to-load forwarding (see `begin`).
         let txn = {

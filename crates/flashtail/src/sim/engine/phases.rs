@@ -207,11 +207,20 @@ impl Simulation {
         let wt = self.units[w as usize].running;
         let wtxn = &self.txns[wt as usize];
         assert!(wtxn.step(&self.costs).xfer, "a channel waiter is in a transfer phase");
-        if wtxn.req != NO_REQ {
-            let waited = (self.now - wtxn.chan_wait_start).0;
-            self.reqs.get(wtxn.req).wait[W_CHANNEL] += waited;
-        }
         let phase = wtxn.phase;
+        self.channel_waited(wt);
         self.claim(w, wt, phase);
+    }
+
+    /// Transaction `t`'s transfer got its channel (or mesh path) after waiting since
+    /// `chan_wait_start`: charge the wait to its host request, if any, and return it.
+    #[inline]
+    pub(super) fn channel_waited(&mut self, t: u32) -> u64 {
+        let txn = &self.txns[t as usize];
+        let waited = (self.now - txn.chan_wait_start).0;
+        if txn.req != NO_REQ {
+            self.reqs.get(txn.req).wait[W_CHANNEL] += waited;
+        }
+        waited
     }
 }

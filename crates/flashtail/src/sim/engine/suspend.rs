@@ -47,8 +47,7 @@ impl Simulation {
     pub(super) fn park(&mut self, u: u32) {
         let unit = &mut self.units[u as usize];
         unit.suspending = false;
-        unit.acc[unit.occ_cause as usize] += self.now.0 - unit.occ_since.0;
-        unit.running = IDLE;
+        unit.vacate(self.now);
         unit.phase_end = Nanos::ZERO;
         self.dispatch(u);
     }
@@ -63,16 +62,10 @@ impl Simulation {
             self.mesh_resume_write_back(u, t);
             return;
         }
+        let cause = Cause::of(self.txns[t as usize].kind);
         let unit = &mut self.units[u as usize];
         unit.parked = None;
-        let cause = match self.txns[t as usize].kind {
-            TxnKind::Read | TxnKind::Write => Cause::UserOp,
-            TxnKind::GcCopy | TxnKind::GcCopyback => Cause::GcCopy,
-            TxnKind::Erase => Cause::GcErase,
-        };
-        unit.running = t;
-        unit.occ_cause = cause;
-        unit.occ_since = self.now;
+        unit.occupy(t, cause, self.now);
         let end = self.now + left + resume;
         self.schedule_unit(u, end);
     }
