@@ -16,6 +16,7 @@
 //! the reference benchmark; docs/performance.md).
 
 use super::blocks::{BlockTable, Stream};
+use super::content::{Content, VIRT};
 use crate::nand::Geometry;
 use crate::units::{BlockId, Lpn, PlaneId, Ppn};
 
@@ -31,6 +32,8 @@ pub struct Ftl {
     /// Bit `ppn` set ⇔ `l2p[p2l[ppn]] == ppn` (maintained by `map`/`unmap`, and written
     /// directly only by preconditioning's bulk load).
     pub(super) valid_bits: Vec<u64>,
+    /// Page content and virtual mappings, for the content-aware schemes only (content.rs).
+    pub content: Option<Box<Content>>,
 }
 
 impl Ftl {
@@ -45,13 +48,21 @@ impl Ftl {
             p2l: super::tables::filled(geo.total_pages() as usize, NONE),
             blocks: BlockTable::new(geo),
             valid_bits: super::tables::filled((geo.total_pages() as usize).div_ceil(64), 0),
+            content: None,
         }
     }
 
+    /// The physical page `lpn` maps to (`None` if unmapped or virtual).
     #[inline]
     pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
         let p = self.l2p[lpn.idx()];
-        (p != NONE).then_some(Ppn(p))
+        (p < VIRT).then_some(Ppn(p))
+    }
+
+    /// The validity bitmap word holding pages `64 w .. 64 w + 63`.
+    #[inline]
+    pub fn valid_word(&self, w: usize) -> u64 {
+        self.valid_bits[w]
     }
 
     #[inline]
@@ -125,12 +136,35 @@ impl Ftl {
     #[inline]
     pub fn unmap(&mut self, lpn: Lpn) {
         let old = self.l2p[lpn.idx()];
-        if old != NONE {
+        // One test covers both "unmapped" (NONE) and "virtual" (content-aware schemes
+        // only): both have the top bit set.
+        if old < VIRT {
             let i = old as usize;
             self.valid_bits[i / 64] &= !(1 << (i % 64));
             self.blocks.count_valid(Ppn(old), false);
             self.l2p[lpn.idx()] = NONE;
+        } else if old != NONE {
+            self.unshare(lpn, old);
         }
+    }
+
+    /// The virtual half of [`Ftl::unmap`], out of line (no scheme without content uses it).
+    #[cold]
+    #[inline(never)]
+    fn unshare(&mut self, lpn: Lpn, old: u32) {
+        if let Some(c) = &mut self.content {
+            c.unshare(lpn.0, old & !VIRT);
+        }
+        self.l2p[lpn.idx()] = NONE;
+    }
+
+    /// Map `lpn` virtually to content `c`: its data is read from a listed copy
+    /// (content.rs); its own page, if it had one, becomes invalid.
+    pub fn share(&mut self, lpn: Lpn, c: u32) {
+        assert!(c != 0 && c < VIRT, "sharing content id {c}");
+        self.unmap(lpn);
+        self.content.as_mut().expect("content tracking on").share(lpn.0, c);
+        self.l2p[lpn.idx()] = VIRT | c;
     }
 
     /// Move a valid page's mapping from `src` to `dst` (GC migration), if `src` is still
@@ -179,7 +213,13 @@ impl Ftl {
                 self.prefetch_owner(Ppn(ahead));
                 self.prefetch_valid_word(Ppn(ahead));
             }
-            if p != NONE {
+            if p != NONE && p >= VIRT {
+                let c = p & !VIRT;
+                let shared = self.content.as_ref().is_some_and(|ct| ct.sharers.get(&c).is_some_and(|s| s.contains(&(l as u32))));
+                if !shared {
+                    return Err(format!("l2p[{l}] is virtual (content {c}) but not among the content's sharers"));
+                }
+            } else if p != NONE {
                 if self.p2l[p as usize] != l as u32 {
                     return Err(format!("l2p[{l}] = {p} but p2l[{p}] = {}", self.p2l[p as usize]));
                 }
@@ -204,6 +244,14 @@ impl Ftl {
         }
         if mapped > self.l2p.len() as u64 {
             return Err("more valid pages than logical pages".into());
+        }
+        if let Some(c) = &self.content {
+            for (&id, s) in &c.sharers {
+                if let Some(&l) = s.iter().find(|&&l| self.l2p[l as usize] != VIRT | id) {
+                    return Err(format!("LPN {l} is listed as sharing content {id} but maps to {}", self.l2p[l as usize]));
+                }
+            }
+            c.check(|p| self.blocks.is_programmed(&self.geo, Ppn(p)))?;
         }
         if !self.blocks.level_valid.is_empty() {
             let want = self.count_levels();

@@ -6,6 +6,7 @@
 //! Does not model: mapping-table caching (DFTL), wear levelling, bad blocks.
 
 pub mod blocks;
+pub mod content;
 pub mod mapping;
 pub mod precondition;
 pub mod rain;

@@ -8,6 +8,7 @@
 //! The engine turns a grant into flash work: one valid-page move or the erase at a time.
 //! Schemes are assembled by name in `schemes.rs`.
 
+pub mod content;
 pub mod partial;
 pub mod policy;
 pub mod rotating;

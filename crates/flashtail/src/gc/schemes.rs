@@ -24,6 +24,8 @@ pub struct Scheme {
     pub gc_tolerant_flush: bool,
     /// The transfer path: shared channel buses, the Venice mesh, or the mesh with GC bypass.
     pub interconnect: Interconnect,
+    /// A content-aware mechanism (SplitGC, CAGC, DAGC; `content/`).
+    pub content: Option<super::content::ContentScheme>,
 }
 
 /// Every scheme name the build knows, with a one-line description.
@@ -42,11 +44,13 @@ pub fn scheme_names() -> Vec<(&'static str, &'static str)> {
     ]
     .into_iter()
     .chain(super::partial::SCHEMES.iter().copied())
+    .chain(super::content::SCHEMES.iter().copied())
     .collect()
 }
 
 /// The schemes `compare` runs when none are named: every scheme, less those that would
-/// only repeat another on this device, each with the reason it was left out. WLA-GC weighs
+/// only repeat another on this device or need page content, each with the reason it was
+/// left out. WLA-GC weighs
 /// pages by level, so on single-level cells it is base (tests/wla_gc.rs).
 pub fn default_schemes(geo: &crate::nand::Geometry) -> (Vec<&'static str>, Vec<(&'static str, &'static str)>) {
     let mut skipped = Vec::new();
@@ -54,6 +58,8 @@ pub fn default_schemes(geo: &crate::nand::Geometry) -> (Vec<&'static str>, Vec<(
     for (n, _) in scheme_names() {
         if n == "wla-gc" && geo.bits_per_cell == 1 {
             skipped.push((n, "one bit per cell: every page costs the same, so it is base"));
+        } else if super::content::handles(n) {
+            skipped.push((n, "content-aware: it needs fingerprinted writes, from an FIU trace or `--gen splitgc-*`"));
         } else {
             run.push(n);
         }
@@ -65,7 +71,13 @@ pub fn default_schemes(geo: &crate::nand::Geometry) -> (Vec<&'static str>, Vec<(
 /// wla-gc, which is base GC with WLA-GC's victim rule, spec 05: `--victim wla` gives any other
 /// scheme the same rule).
 pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Scheme, String> {
-    let own_victim = if name == "wla-gc" { "wla" } else { "greedy" };
+    let content = if super::content::handles(name) { Some(super::content::build(name)?) } else { None };
+    let own_victim = match content.as_ref().map(|c| c.kind) {
+        _ if name == "wla-gc" => "wla",
+        Some(super::content::ContentKind::SplitGc) => "splitgc",
+        Some(super::content::ContentKind::Dagc) => "dagc",
+        _ => "greedy",
+    };
     let v = build_victim(victim.unwrap_or(own_victim), seed)?;
     let blocking = || -> Box<dyn GcPolicy> { Box::new(ThresholdGc { mode: ThresholdMode::Blocking }) };
     // (policy, copyback, ideal, rain, gc-tolerant read)
@@ -77,6 +89,7 @@ pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Schem
         "ttflash-gtr" => (blocking(), true, false, true, true),
         "ttflash-rgc" | "ttflash" => (Box::new(RotatingGc::new(true)), true, false, true, true),
         n if super::partial::handles(n) => (super::partial::build(n, seed)?, false, false, false, false),
+        _ if content.is_some() => (blocking(), false, false, false, false),
         _ => {
             let known: Vec<&str> = scheme_names().iter().map(|(n, _)| *n).collect();
             return Err(format!("unknown scheme '{name}' (known: {})", known.join(", ")));
@@ -88,7 +101,7 @@ pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Schem
         "gc-bypass" => Interconnect::GcBypass,
         _ => Interconnect::Bus,
     };
-    Ok(Scheme { name: name.to_string(), gc, victim: v, copyback, ideal, rain, gc_tolerant_read: gtr, gc_tolerant_flush, interconnect })
+    Ok(Scheme { name: name.to_string(), gc, victim: v, copyback, ideal, rain, gc_tolerant_read: gtr, gc_tolerant_flush, interconnect, content })
 }
 
 #[cfg(test)]

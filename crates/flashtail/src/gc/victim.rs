@@ -18,7 +18,7 @@ pub trait VictimPolicy: Send {
 }
 
 /// Iterate the candidate blocks of a plane as (block, valid pages).
-pub(super) fn candidates<'a>(ftl: &'a Ftl, plane: PlaneId, min_invalid: u32) -> impl Iterator<Item = (BlockId, u32)> + 'a {
+pub(crate) fn candidates<'a>(ftl: &'a Ftl, plane: PlaneId, min_invalid: u32) -> impl Iterator<Item = (BlockId, u32)> + 'a {
     let first = ftl.geo.first_block(plane).0;
     let ppb = ftl.geo.pages_per_block;
     let b = &ftl.blocks;
@@ -140,6 +140,8 @@ pub fn build_victim(name: &str, seed: u64) -> Result<Box<dyn VictimPolicy>, Stri
         "fifo" => Ok(Box::new(Fifo)),
         "random" => Ok(Box::new(RandomVictim(rng))),
         "wla" => Ok(Box::new(super::wla::WordLineAware::default())),
+        "splitgc" => Ok(Box::new(super::content::victim::SplitGcVictim)),
+        "dagc" => Ok(Box::new(super::content::victim::DagcVictim)),
         _ if name == "d-choices" || name.starts_with("d-choices:") => {
             let d = match name.split_once(':') {
                 Some((_, d)) => d.parse::<usize>().ok().filter(|&d| d > 0).ok_or_else(|| format!("victim policy '{name}': d must be a positive integer"))?,
@@ -147,7 +149,7 @@ pub fn build_victim(name: &str, seed: u64) -> Result<Box<dyn VictimPolicy>, Stri
             };
             Ok(Box::new(DChoices { d, rng }))
         }
-        _ => Err(format!("unknown victim policy '{name}' (known: greedy, cost-benefit, fifo, random, d-choices[:D], wla)")),
+        _ => Err(format!("unknown victim policy '{name}' (known: greedy, cost-benefit, fifo, random, d-choices[:D], wla, splitgc, dagc)")),
     }
 }
 

@@ -21,7 +21,18 @@ pub enum TxnKind {
     GcCopyback,
     /// Block erase: a command on the channel, then tBERS.
     Erase,
+    /// A page read for its fingerprint (content-aware schemes, spec 04): SplitGC's read
+    /// scrub, or CAGC's GC read of a page it then need not write. tR, then out to the
+    /// controller.
+    Fingerprint,
+    /// A page written for a logical page from another physical copy of its content
+    /// (SplitGC's deferred write, or the rescue of a last copy before an erase): the phases
+    /// of [`TxnKind::GcCopy`].
+    Rewrite,
 }
+
+/// Kinds of transaction (the size of the phase tables).
+const KINDS: usize = 7;
 
 /// One step of a transaction.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -134,22 +145,30 @@ pub struct PhaseCosts {
     command: Nanos,
     copyback_command: Nanos,
     erase: Nanos,
+    /// Controller time to fingerprint a page a GC reads (CAGC: SHA-1 + index update, held
+    /// in the GC's path); 0 for every other scheme.
+    gc_fingerprint: Nanos,
     pages_per_block: u32,
     bits_per_cell: u32,
     pages_per_level: u32,
     /// With one bit per cell no phase depends on the page: every kind's whole phase list is
     /// fixed, so a lookup replaces the per-call match (whose jump is poorly predicted).
     /// Indexed by `TxnKind as usize`, then phase (index 5 and beyond: done).
-    fixed: Option<[[Option<Phase>; 6]; 5]>,
+    fixed: Option<[[Option<Phase>; 6]; KINDS]>,
     /// The same table as [`Step`]s, flat: index `kind * 8 + min(phase, 7)` (phases 5..8 are
     /// done), so a lookup is one shift, one add and no bounds check.
-    fixed_steps: Option<[Step; 40]>,
+    fixed_steps: Option<[Step; KINDS * 8]>,
     /// [`Chain`]s from each transfer phase, indexed like `fixed_steps`.
-    fixed_chains: Option<[Chain; 40]>,
+    fixed_chains: Option<[Chain; KINDS * 8]>,
 }
 
 impl PhaseCosts {
     pub fn new(geo: &Geometry, t: &Timing) -> PhaseCosts {
+        PhaseCosts::with_gc_fingerprint(geo, t, Nanos::ZERO)
+    }
+
+    /// As `new`, with `fp` of controller time per page a GC reads (CAGC).
+    pub fn with_gc_fingerprint(geo: &Geometry, t: &Timing, fp: Nanos) -> PhaseCosts {
         let mut c = PhaseCosts {
             read: std::array::from_fn(|l| t.read(l)),
             program: std::array::from_fn(|l| t.program(l)),
@@ -158,6 +177,7 @@ impl PhaseCosts {
             command: t.command(),
             copyback_command: t.copyback_command(),
             erase: t.erase(),
+            gc_fingerprint: fp,
             pages_per_block: geo.pages_per_block,
             bits_per_cell: geo.bits_per_cell,
             pages_per_level: geo.pages_per_level,
@@ -166,8 +186,8 @@ impl PhaseCosts {
             fixed_chains: None,
         };
         if geo.bits_per_cell <= 1 {
-            let kinds = [TxnKind::Read, TxnKind::Write, TxnKind::GcCopy, TxnKind::GcCopyback, TxnKind::Erase];
-            let mut fixed = [[None; 6]; 5];
+            let kinds = TxnKind::ALL;
+            let mut fixed = [[None; 6]; KINDS];
             for k in kinds {
                 let t = Txn::probe(k);
                 for (i, slot) in fixed[k as usize].iter_mut().enumerate() {
@@ -175,14 +195,14 @@ impl PhaseCosts {
                 }
             }
             c.fixed = Some(fixed);
-            let mut steps = [Step::of(None); 40];
+            let mut steps = [Step::of(None); KINDS * 8];
             for (k, phases) in fixed.iter().enumerate() {
                 for (i, p) in phases.iter().enumerate() {
                     steps[k * 8 + i] = Step::of(*p);
                 }
             }
             c.fixed_steps = Some(steps);
-            let mut chains = [Chain::default(); 40];
+            let mut chains = [Chain::default(); KINDS * 8];
             for k in kinds {
                 let t = Txn::probe(k);
                 for i in 0..8u8 {
@@ -219,6 +239,11 @@ impl PhaseCosts {
             level_in_block(p % self.pages_per_block, self.bits_per_cell, self.pages_per_level).min(3)
         }
     }
+}
+
+impl TxnKind {
+    pub const ALL: [TxnKind; KINDS] =
+        [TxnKind::Read, TxnKind::Write, TxnKind::GcCopy, TxnKind::GcCopyback, TxnKind::Erase, TxnKind::Fingerprint, TxnKind::Rewrite];
 }
 
 impl Txn {
@@ -326,11 +351,18 @@ impl Txn {
             (TxnKind::Read, 1) => Phase::Xfer(c.xfer_page),
             (TxnKind::Write, 0) => Phase::Xfer(c.xfer_page),
             (TxnKind::Write, 1) => Phase::Array(c.program[c.level(self.ppn)]),
-            (TxnKind::GcCopy, 0) => Phase::Array(c.read[c.level(self.ppn)]),
-            (TxnKind::GcCopy, 1) => Phase::Xfer(c.xfer_page),
-            (TxnKind::GcCopy, 2) => Phase::Ctrl(c.ecc),
-            (TxnKind::GcCopy, 3) => Phase::Xfer(c.xfer_page),
-            (TxnKind::GcCopy, 4) => Phase::Array(c.program[c.level(self.dst)]),
+            (TxnKind::GcCopy | TxnKind::Rewrite, 0) => Phase::Array(c.read[c.level(self.ppn)]),
+            (TxnKind::GcCopy | TxnKind::Rewrite, 1) => Phase::Xfer(c.xfer_page),
+            (TxnKind::GcCopy, 2) => Phase::Ctrl(c.ecc + c.gc_fingerprint),
+            (TxnKind::Rewrite, 2) => Phase::Ctrl(c.ecc),
+            (TxnKind::GcCopy | TxnKind::Rewrite, 3) => Phase::Xfer(c.xfer_page),
+            (TxnKind::GcCopy | TxnKind::Rewrite, 4) => Phase::Array(c.program[c.level(self.dst)]),
+            (TxnKind::Fingerprint, 0) => Phase::Array(c.read[c.level(self.ppn)]),
+            (TxnKind::Fingerprint, 1) => Phase::Xfer(c.xfer_page),
+            // A GC's fingerprint is in its path (CAGC: ECC, then SHA-1 and the index); a
+            // scrub's controller work is pipelined with its next read (SplitGC, where
+            // `gc_fingerprint` is 0 and this phase is empty).
+            (TxnKind::Fingerprint, 2) if c.gc_fingerprint.0 > 0 => Phase::Ctrl(c.ecc + c.gc_fingerprint),
             (TxnKind::GcCopyback, 0) => Phase::Xfer(c.copyback_command),
             (TxnKind::GcCopyback, 1) => Phase::Array(c.read[c.level(self.ppn)] + c.program[c.level(self.dst)]),
             (TxnKind::Erase, 0) => Phase::Xfer(c.command),
@@ -340,8 +372,9 @@ impl Txn {
         Some(p)
     }
 
+    /// GC or other background work (for channel accounting and priorities).
     pub fn is_gc(&self) -> bool {
-        matches!(self.kind, TxnKind::GcCopy | TxnKind::GcCopyback | TxnKind::Erase)
+        !matches!(self.kind, TxnKind::Read | TxnKind::Write)
     }
 }
 
@@ -363,7 +396,7 @@ mod tests {
         mlc.geometry.bits_per_cell = 2;
         mlc.timing.read_ns = vec![75_000, 90_000];
         mlc.timing.program_ns = vec![750_000, 1_500_000];
-        let kinds = [TxnKind::Read, TxnKind::Write, TxnKind::GcCopy, TxnKind::GcCopyback, TxnKind::Erase];
+        let kinds = TxnKind::ALL;
         for d in [&dev, &mlc] {
             let c = PhaseCosts::new(&d.geometry, &d.timing);
             for k in kinds {

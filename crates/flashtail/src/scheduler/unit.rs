@@ -20,7 +20,8 @@ impl Cause {
     pub fn of(kind: TxnKind) -> Cause {
         match kind {
             TxnKind::Read | TxnKind::Write => Cause::UserOp,
-            TxnKind::GcCopy | TxnKind::GcCopyback => Cause::GcCopy,
+            // Scrub reads and deferred writes are background work of the content-aware GC.
+            TxnKind::GcCopy | TxnKind::GcCopyback | TxnKind::Fingerprint | TxnKind::Rewrite => Cause::GcCopy,
             TxnKind::Erase => Cause::GcErase,
         }
     }

@@ -5,6 +5,14 @@
 //!
 //! "Accepted" = the write has been mapped (it may still be in flight, served from controller
 //! memory). Preconditioned data is version 1; never-written pages are version 0.
+//!
+//! Content-aware schemes (spec 04) also read a logical page from *another* logical page's
+//! physical copy of the same content. For them the oracle keeps, besides versions, the
+//! content id of each logical page's newest write and of each physical page's data, and
+//! checks such a read by content: the page read must hold exactly the content last written
+//! to the logical page. Whenever data is placed in a page for a logical page from another
+//! page's copy (a deferred write, a revalidated page), the content is checked first and the
+//! logical page's newest version is placed with it, so the version checks stay exact.
 
 pub struct Oracle {
     pub enabled: bool,
@@ -13,12 +21,90 @@ pub struct Oracle {
     pub checked: u64,
     pub violations: u64,
     pub first_violations: Vec<String>,
+    /// Content of each logical page's newest write, and of each physical page's data
+    /// (content-aware schemes only; empty otherwise).
+    lpn_content: Vec<u32>,
+    page_content: Vec<u32>,
 }
 
 impl Oracle {
     pub fn new(enabled: bool, logical_pages: u32, physical_pages: u32) -> Oracle {
         let (l, p) = if enabled { (logical_pages as usize, physical_pages as usize) } else { (0, 0) };
-        Oracle { enabled, lpn_version: crate::ftl::tables::filled(l, 0), page_version: crate::ftl::tables::filled(p, 0), checked: 0, violations: 0, first_violations: Vec::new() }
+        Oracle {
+            enabled,
+            lpn_version: crate::ftl::tables::filled(l, 0),
+            page_version: crate::ftl::tables::filled(p, 0),
+            checked: 0,
+            violations: 0,
+            first_violations: Vec::new(),
+            lpn_content: Vec::new(),
+            page_content: Vec::new(),
+        }
+    }
+
+    /// Track content too (module doc); a no-op when disabled.
+    pub fn track_content(&mut self) {
+        if self.enabled {
+            self.lpn_content = vec![0; self.lpn_version.len()];
+            self.page_content = vec![0; self.page_version.len()];
+        }
+    }
+
+    #[inline]
+    fn content_on(&self) -> bool {
+        !self.page_content.is_empty()
+    }
+
+    /// A write of content `c` to `lpn` was accepted into page `ppn` (after `write`).
+    pub fn write_content(&mut self, lpn: u32, ppn: u32, c: u32) {
+        if self.content_on() {
+            self.lpn_content[lpn as usize] = c;
+            self.page_content[ppn as usize] = c;
+        }
+    }
+
+    /// A GC move copied page `src`'s data into `dst`.
+    #[inline]
+    pub fn copy_content(&mut self, src: u32, dst: u32) {
+        if self.content_on() {
+            self.page_content[dst as usize] = self.page_content[src as usize];
+        }
+    }
+
+    /// A read of `lpn` returned the data of page `ppn`, another logical page's copy of the
+    /// same content: check the content is `lpn`'s newest.
+    pub fn check_content(&mut self, lpn: u32, ppn: u32, what: &str, now: u64) {
+        if !self.content_on() {
+            return;
+        }
+        self.checked += 1;
+        let (got, want) = (self.page_content[ppn as usize], self.lpn_content[lpn as usize]);
+        if got != want || want == 0 {
+            self.violation(format_args!("t={now}ns {what} of LPN {lpn} from page {ppn}: content {got}, newest write has content {want}"));
+        }
+    }
+
+    /// Page `ppn` is about to serve `lpn` as holding content `c` (DAGC revalidation).
+    pub fn check_page_content(&mut self, lpn: u32, ppn: u32, c: u32, what: &str, now: u64) {
+        if !self.content_on() {
+            return;
+        }
+        self.checked += 1;
+        let got = self.page_content[ppn as usize];
+        if got != c || c == 0 {
+            self.violation(format_args!("t={now}ns {what} of LPN {lpn} with page {ppn}: the page holds content {got}, the write has {c}"));
+        }
+    }
+
+    /// `lpn`'s data was placed in page `dst` from a copy in page `src` (a deferred write or
+    /// a rescued last copy): check the content, then give `dst` the newest version.
+    pub fn place_copy(&mut self, lpn: u32, src: u32, dst: u32, now: u64) {
+        if !self.content_on() {
+            return;
+        }
+        self.check_content(lpn, src, "copy for a shared page", now);
+        self.page_content[dst as usize] = self.page_content[src as usize];
+        self.page_version[dst as usize] = self.lpn_version[lpn as usize];
     }
 
     /// A write of `lpn` was accepted into page `ppn`: bump and store its version.
@@ -134,7 +220,11 @@ impl Oracle {
     #[inline]
     pub fn erase(&mut self, first_ppn: u32, pages: u32) {
         if self.enabled {
-            self.page_version[first_ppn as usize..(first_ppn + pages) as usize].fill(0);
+            let r = first_ppn as usize..(first_ppn + pages) as usize;
+            self.page_version[r.clone()].fill(0);
+            if self.content_on() {
+                self.page_content[r].fill(0);
+            }
         }
     }
 

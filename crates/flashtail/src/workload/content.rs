@@ -16,7 +16,7 @@ use crate::units::Fingerprint;
 use rand_chacha::ChaCha8Rng;
 
 /// The splitmix64 output function: a bijection on u64 with good avalanche.
-fn mix(mut z: u64) -> u64 {
+pub fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)

@@ -9,6 +9,7 @@ use super::{SimError, SimOptions};
 use crate::config::{Allocation, DeviceConfig, UnitOfExecution};
 use crate::ftl::precondition::{precondition, PreconditionSummary};
 use crate::ftl::rain::Rain;
+use crate::ftl::content::VIRT;
 use crate::ftl::{BlockState, Ftl, Stream, NONE};
 use crate::gc::{GcCmd, GcCtx, GcMode, PlaneGc, Scheme};
 use crate::host::{HostRequest, Op, RequestSource};
@@ -23,6 +24,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+mod content_path;
 mod flush;
 mod mesh_path;
 mod phases;
@@ -64,6 +66,8 @@ struct Stalled {
     buffered: bool,
     /// A version the data already carries (flushed from the ttFlash buffer).
     version: Option<u32>,
+    /// The content id the data carries (content-aware schemes; else 0).
+    content: u32,
 }
 
 use read_path::Rebuild;
@@ -114,6 +118,8 @@ pub struct Simulation {
     channels: Vec<Channel>,
     /// The Venice mesh, for schemes that replace the channel buses with it (`mesh_path`).
     mesh: Option<Box<mesh_path::MeshPaths>>,
+    /// A content-aware scheme's work (`content_path`): SplitGC, CAGC, DAGC.
+    content: Option<Box<content_path::ContentWork>>,
     gc: Vec<PlaneGc>,
     txns: Vec<Txn>,
     free_txns: Vec<u32>,
@@ -228,6 +234,7 @@ impl Simulation {
             unit_of_plane,
             channels: vec![Channel::default(); geo.channels as usize],
             mesh,
+            content: None,
             gc: vec![PlaneGc::idle(); planes],
             txns: Vec::new(),
             free_txns: Vec::new(),
@@ -271,6 +278,7 @@ impl Simulation {
             dev,
             opts,
         };
+        sim.content_setup().map_err(SimError::Device)?;
         sim.programmed_at_start = sim.ftl.blocks.programmed.iter().map(|&x| x as u64).sum();
         // A preconditioned plane may already sit below the GC threshold.
         for p in 0..planes as u32 {
@@ -297,6 +305,9 @@ impl Simulation {
             // Every event due up to the next arrival (at its nanosecond too: arrivals come
             // after the events of their nanosecond), in a tight loop of its own.
             let until = next.as_ref().map_or(u64::MAX, |r| r.arrival.max(last_arrival).0);
+            if next.is_none() && self.content.is_some() {
+                self.content_drain();
+            }
             while self.heap.peek_time().is_some_and(|t| t <= until) {
                 self.step_event();
                 self.check_fatal()?;
@@ -428,6 +439,7 @@ impl Simulation {
         let (kind, id) = ((packed >> 22) as u8, packed & ((1 << 22) - 1));
         let ev = Ev { t, kind, id };
         debug_assert!(ev.t >= self.now.0, "time went backwards");
+        let before = self.now;
         self.now = Nanos(ev.t);
         self.cur_key = phases::key(self.now, seq);
         self.c.events += 1;
@@ -446,6 +458,19 @@ impl Simulation {
                 if let Some(token) = self.timer_tokens.remove(&ev.id) {
                     if token & FREE_CHANGE_TOKEN != 0 {
                         self.free_changed(PlaneId((token & 0xffff_ffff) as u32));
+                        return;
+                    }
+                    if token & content_path::WAKE_TOKEN != 0 {
+                        self.dispatch((token & 0xffff_ffff) as u32);
+                        return;
+                    }
+                    if token & content_path::SCRUB_TOKEN != 0 {
+                        self.scrub_pass_start();
+                        if self.heap.peek_time().is_none() && self.units.iter().all(|u| u.running == IDLE) {
+                            // A pass timer left over after the last request is no work:
+                            // it does not stretch the run's simulated time.
+                            self.now = before;
+                        }
                         return;
                     }
                     self.notify(|p, ctx| p.on_timer(ctx, token));
@@ -480,6 +505,9 @@ impl Simulation {
     fn arrive(&mut self, r: HostRequest) {
         self.now = r.arrival;
         self.cur_key = phases::key(self.now, u64::MAX);
+        if self.first_arrival.is_none() && self.content.is_some() {
+            self.content_first_arrival();
+        }
         self.first_arrival.get_or_insert(r.arrival);
         self.c.requests_submitted += 1;
         if self.now.0 >= self.next_sample {
@@ -508,7 +536,10 @@ impl Simulation {
                 let mut lpns = std::mem::take(&mut self.lpn_scratch);
                 lpns.clear();
                 lpns.extend((first..=last).map(|p| wrap_page(p, lp)));
-                if self.flush.is_some() {
+                if self.content.is_some() {
+                    self.content_write(slot, &lpns, &r);
+                    self.lpn_scratch = lpns;
+                } else if self.flush.is_some() {
                     self.flush_admit(slot, lpns);
                 } else if self.dev.buffer.enabled {
                     self.write_pages(slot, lpns);
@@ -662,6 +693,9 @@ impl Simulation {
                 }
             }
         }
+        if self.content.is_some() {
+            return self.content_background(u);
+        }
         None
     }
 
@@ -688,6 +722,19 @@ impl Simulation {
             }
         }
         let victim = g.victim.expect("victim chosen");
+        if self.content.is_some() {
+            if let Some(t) = self.content_gc_step(plane, victim) {
+                return t;
+            }
+        }
+        self.gc_step(plane, victim, grant)
+    }
+
+    /// The ordinary next step of `plane`'s GC on `victim` under `grant`: move the next
+    /// valid page, or erase. (Always inlined: its one hot caller is `next_gc_txn`.)
+    #[inline(always)]
+    fn gc_step(&mut self, plane: PlaneId, victim: BlockId, grant: crate::gc::Grant) -> Option<u32> {
+        let g = &mut self.gc[plane.idx()];
         match self.ftl.next_valid_in_block(victim, g.cursor) {
             Some(src) if grant.steps > 0 => {
                 g.cursor = self.ftl.blocks.locate(src).1 + 1;
@@ -746,12 +793,36 @@ impl Simulation {
             }
             None if grant.allow_erase => {
                 g.in_flight = true;
+                if self.content.is_some() {
+                    self.content_erasing(victim);
+                }
                 Some(self.new_txn(TxnKind::Erase, plane, NONE, victim.0, NO_REQ))
             }
             None => {
                 g.grant = None;
                 None
             }
+        }
+    }
+
+    /// One step of `plane`'s grant was used (unlimited grants count none).
+    fn gc_took_step(&mut self, plane: PlaneId) {
+        let g = &mut self.gc[plane.idx()];
+        if let Some(grant) = g.grant.filter(|gr| gr.steps != u32::MAX) {
+            g.grant = Some(crate::gc::Grant { steps: grant.steps - 1, ..grant });
+        }
+    }
+
+    /// A GC operation of `plane` other than the erase finished (`sealed`: it sealed a block).
+    #[inline(always)]
+    fn gc_op_done(&mut self, plane: PlaneId, sealed: bool) {
+        let g = &mut self.gc[plane.idx()];
+        g.in_flight = false;
+        if matches!(g.grant, Some(gr) if gr.steps == 0 && !gr.allow_erase) {
+            g.grant = None;
+        }
+        if sealed {
+            self.free_changed(plane);
         }
     }
 
@@ -785,7 +856,12 @@ impl Simulation {
                 }
             }
             // Resolve the mapping now: GC may have moved the page, or a newer write replaced it.
-            let cur = self.ftl.l2p[lpn as usize];
+            let mut cur = self.ftl.l2p[lpn as usize];
+            // A logical page sharing another page's copy reads that copy (content_path).
+            let shared = cur >= VIRT && cur != NONE;
+            if shared {
+                cur = self.serving_copy(cur);
+            }
             if cur != self.txns[t as usize].ppn && cur != NONE {
                 if !self.ftl.blocks.is_programmed(&self.ftl.geo, Ppn(cur)) {
                     self.free_txns.push(t);
@@ -806,7 +882,9 @@ impl Simulation {
                 }
             }
             let ppn = self.txns[t as usize].ppn;
-            if !internal {
+            if shared {
+                self.oracle.check_content(lpn, ppn, "shared-copy read", self.now.0);
+            } else if !internal {
                 let got = if ppn == NONE { 0 } else { self.oracle.page(ppn) };
                 self.oracle.check(lpn, got, "flash read", self.now.0);
             }
@@ -900,20 +978,27 @@ impl Simulation {
                     self.count_gc_array_time(txn.ppn, txn.dst);
                 }
                 self.oracle.copy(txn.dst, txn.version);
-                if self.ftl.remap_if_current(Ppn(txn.ppn), Ppn(txn.dst)) {
+                let moved = self.ftl.remap_if_current(Ppn(txn.ppn), Ppn(txn.dst));
+                if moved {
                     self.c.gc_pages_migrated += 1;
                     if txn.kind == TxnKind::GcCopyback {
                         self.c.copybacks += 1;
                     }
                 }
-                let g = &mut self.gc[txn.plane.idx()];
-                g.in_flight = false;
-                if matches!(g.grant, Some(gr) if gr.steps == 0 && !gr.allow_erase) {
-                    g.grant = None;
+                if self.content.is_some() {
+                    self.content_moved(txn.ppn, txn.dst, moved);
                 }
-                if sealed {
-                    self.free_changed(txn.plane);
-                }
+                self.gc_op_done(txn.plane, sealed);
+            }
+            // Rare kinds read the rest of the freed slot (nothing reused it yet).
+            TxnKind::Fingerprint => {
+                let (lpn, internal) = (self.txns[t as usize].lpn, self.txns[t as usize].internal);
+                let scrub = internal.then_some(txn.parent == 1);
+                self.fingerprint_done(txn.plane, txn.ppn, lpn, txn.version, scrub);
+            }
+            TxnKind::Rewrite => {
+                let (lpn, internal) = (self.txns[t as usize].lpn, self.txns[t as usize].internal);
+                self.rewrite_done(txn.plane, lpn, txn.ppn, txn.dst, txn.version, internal);
             }
             TxnKind::Erase => {
                 let b = BlockId(txn.ppn);
@@ -1077,6 +1162,7 @@ impl Simulation {
         if let Some(m) = &self.mesh {
             m.report(&mut extra);
         }
+        self.content_report(&mut extra);
         if let Some(fb) = &self.flush {
             extra.insert("flush_stripes".into(), fb.flushes);
             extra.insert("flush_steered_around_gc".into(), fb.flushes_steered);

@@ -29,6 +29,10 @@ impl Simulation {
             return;
         }
         let ppn = self.ftl.l2p[lpn as usize];
+        if ppn >= crate::ftl::content::VIRT && ppn != NONE {
+            self.shared_read(slot, lpn, ppn);
+            return;
+        }
         if self.pending_in_dram(ppn) {
             self.dram_hit(slot, lpn, ppn);
             return;

@@ -87,7 +87,8 @@ impl Simulation {
         let plane = self.choose_plane(id);
         let Some((ppn, took)) = self.ftl.allocate(plane, Stream::User, self.dev.ftl.gc_reserved_blocks) else {
             self.c.stalled_writes += 1;
-            self.stalled[plane.idx()].push_back(Stalled { req: slot, lpn: id, since, buffered, version });
+            let content = self.content.as_ref().map_or(0, |w| w.write_content);
+            self.stalled[plane.idx()].push_back(Stalled { req: slot, lpn: id, since, buffered, version, content });
             return;
         };
         if slot != NO_REQ {
@@ -96,6 +97,7 @@ impl Simulation {
                 self.reqs.get(slot).wait[W_FREE] += w;
             }
         }
+        let old = if self.content.is_some() { self.ftl.l2p[id as usize] } else { NONE };
         self.ftl.map(Lpn(id), ppn);
         let mut parity = false;
         let v = match &self.rain {
@@ -116,6 +118,9 @@ impl Simulation {
         };
         if let Some(v) = version {
             self.flush_mapped(id, v);
+        }
+        if self.content.is_some() {
+            self.content_mapped(id, old, ppn.0);
         }
         let t = self.new_txn(TxnKind::Write, plane, id, ppn.0, slot);
         let txn = &mut self.txns[t as usize];
@@ -143,6 +148,9 @@ impl Simulation {
             if pb.user_frontier.is_none() && pb.free.len() as u32 <= self.dev.ftl.gc_reserved_blocks {
                 self.stalled[plane.idx()].push_front(s);
                 return;
+            }
+            if let Some(w) = &mut self.content {
+                w.write_content = s.content;
             }
             self.submit_write_versioned(s.req, s.lpn, s.buffered, s.since, false, s.version);
         }

@@ -1,0 +1,344 @@
+//! Page content, for the content-aware schemes (SplitGC, CAGC, DAGC; spec 04): what each
+//! physical page holds, which pages the FTL has learned hold which content, and logical
+//! pages served by another physical copy of their content (SplitGC's deferred pages, CAGC's
+//! shared pages).
+//!
+//! Content is an id, not bytes: a trace's or generator's 64-bit fingerprint is interned to a
+//! dense `u32` the first time it is written. Id 0 is "content nobody else has"
+//! (preconditioned data, traces without fingerprints): it never matches anything.
+//!
+//! Two tables, as in SplitGC §3.3:
+//! - `known` (the fingerprint table, and SplitGC's secondary mapping table): content → the
+//!   physical pages the device has fingerprinted and found to hold it (by read scrub, or by
+//!   a GC that fingerprints what it moves). A page stays listed while it holds the data,
+//!   valid or not, until its block is erased: data outlives invalidation, so a listed page
+//!   is always a readable copy.
+//! - `sharers`: content → the logical pages whose map entry is virtual (`VIRT | content`):
+//!   their data is read from any listed copy. The FTL keeps at least one copy listed while a
+//!   content has sharers; the engine rescues the last copy before an erase (see
+//!   [`Content::last_copies_in`]) and [`Content::check`] proves it.
+//!
+//! Does not model: partial-page content, hash collisions (distinct fingerprints are distinct
+//! contents), the tables' own flash footprint (spec 04: flushed by supercapacitor).
+
+use crate::nand::Geometry;
+use crate::units::{BlockId, Ppn};
+use smallvec::SmallVec;
+use std::collections::HashMap;
+
+/// Flag of a virtual L2P entry: the low 31 bits are a content id, not a physical page.
+pub const VIRT: u32 = 1 << 31;
+
+/// Pages of one content (most contents have one or two).
+pub type Pages = SmallVec<[u32; 2]>;
+
+pub struct Content {
+    /// Content id of the data each physical page holds (0: unique or never written).
+    pub page: Vec<u32>,
+    /// Fingerprint → content id.
+    intern: HashMap<u64, u32>,
+    /// Content id → the fingerprint it was interned from (index = id; id 0 unused).
+    fingerprints: Vec<u64>,
+    /// Content → fingerprinted physical pages holding it (module doc).
+    pub known: HashMap<u32, Pages>,
+    /// Content → logical pages mapped virtually to it (module doc).
+    pub sharers: HashMap<u32, Pages>,
+    /// SplitGC: pages the scrub found to duplicate an earlier fingerprinted page.
+    dup_bits: Vec<u64>,
+    /// SplitGC: per block, pages with their duplicate bit set (0 lets victim selection skip
+    /// the block's bitmap).
+    pub dup_marked: Vec<u32>,
+    /// DAGC: checksums of invalidated pages (module [`Cache`]).
+    pub cache: Option<Cache>,
+    pages_per_block: u32,
+}
+
+/// DAGC's cache of invalidated pages' checksums: content → an invalid page still holding
+/// it, oldest forgotten first once `cap` are kept; with per-block counts for the victim rule.
+pub struct Cache {
+    by_content: HashMap<u32, u32>,
+    by_page: HashMap<u32, u32>,
+    order: std::collections::VecDeque<u32>,
+    per_block: Vec<u32>,
+    cap: usize,
+    pages_per_block: u32,
+}
+
+impl Cache {
+    pub fn new(cap: u32, blocks: u32, pages_per_block: u32) -> Cache {
+        Cache { by_content: HashMap::new(), by_page: HashMap::new(), order: Default::default(), per_block: vec![0; blocks as usize], cap: cap as usize, pages_per_block }
+    }
+
+    /// Remember that invalid page `p` holds content `c`.
+    pub fn insert(&mut self, p: u32, c: u32) {
+        if c == 0 || self.cap == 0 {
+            return;
+        }
+        if let Some(old) = self.by_content.insert(c, p) {
+            self.by_page.remove(&old);
+            self.per_block[(old / self.pages_per_block) as usize] -= 1;
+        }
+        self.by_page.insert(p, c);
+        self.per_block[(p / self.pages_per_block) as usize] += 1;
+        self.order.push_back(p);
+        while self.by_page.len() > self.cap {
+            let Some(q) = self.order.pop_front() else { break };
+            self.forget(q);
+        }
+        // Entries already forgotten are skipped lazily; keep the queue bounded anyway.
+        if self.order.len() > 4 * self.cap.max(16) {
+            let live = &self.by_page;
+            self.order.retain(|q| live.contains_key(q));
+        }
+    }
+
+    /// Forget page `p` (revalidated, moved or erased); returns its content if it was kept.
+    pub fn forget(&mut self, p: u32) -> Option<u32> {
+        let c = self.by_page.remove(&p)?;
+        self.by_content.remove(&c);
+        self.per_block[(p / self.pages_per_block) as usize] -= 1;
+        Some(c)
+    }
+
+    /// A kept invalid page holding content `c`.
+    pub fn page_of(&self, c: u32) -> Option<u32> {
+        self.by_content.get(&c).copied()
+    }
+
+    /// Is page `p` kept?
+    pub fn holds(&self, p: u32) -> bool {
+        self.by_page.contains_key(&p)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_page.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_page.is_empty()
+    }
+}
+
+impl Content {
+    pub fn new(geo: &Geometry) -> Content {
+        let pages = geo.total_pages() as usize;
+        Content {
+            page: super::tables::filled(pages, 0),
+            intern: HashMap::new(),
+            fingerprints: vec![0],
+            known: HashMap::new(),
+            sharers: HashMap::new(),
+            dup_bits: vec![0; pages.div_ceil(64)],
+            dup_marked: vec![0; geo.total_blocks() as usize],
+            cache: None,
+            pages_per_block: geo.pages_per_block,
+        }
+    }
+
+    /// The content id of a fingerprint (0 stays 0: unknown content), interning it.
+    pub fn id_of(&mut self, fp: u64) -> Result<u32, String> {
+        if fp == 0 {
+            return Ok(0);
+        }
+        if let Some(&id) = self.intern.get(&fp) {
+            return Ok(id);
+        }
+        let id = self.fingerprints.len() as u32;
+        if id >= VIRT {
+            return Err("more than 2^31 distinct contents".into());
+        }
+        self.fingerprints.push(fp);
+        self.intern.insert(fp, id);
+        Ok(id)
+    }
+
+    /// The fingerprint content `id` was interned from (what a scrub or GC computes).
+    #[inline]
+    pub fn fingerprint(&self, id: u32) -> u64 {
+        self.fingerprints[id as usize]
+    }
+
+    /// Distinct contents seen.
+    pub fn distinct(&self) -> u64 {
+        self.fingerprints.len() as u64 - 1
+    }
+
+    /// Is physical page `p` a listed copy of its content?
+    pub fn is_known(&self, p: u32) -> bool {
+        let c = self.page[p as usize];
+        c != 0 && self.known.get(&c).is_some_and(|l| l.contains(&p))
+    }
+
+    /// List page `p` as a copy of its content (fingerprinted by scrub or GC). Returns the
+    /// number of copies now listed (0 for unique content, which is never listed).
+    pub fn learn(&mut self, p: u32) -> usize {
+        let c = self.page[p as usize];
+        if c == 0 {
+            return 0;
+        }
+        let l = self.known.entry(c).or_default();
+        if !l.contains(&p) {
+            l.push(p);
+        }
+        l.len()
+    }
+
+    /// A GC moved page `src`'s data to `dst`: `dst` holds the same content, and is listed
+    /// if `src` was (the GC updates the fingerprint table with the move, SplitGC §3.3).
+    pub fn moved(&mut self, src: u32, dst: u32) {
+        let c = self.page[src as usize];
+        self.page[dst as usize] = c;
+        if c != 0 && self.is_known(src) {
+            self.known.get_mut(&c).expect("listed above").push(dst);
+        }
+    }
+
+    /// Mark page `p` a duplicate (scrub), once.
+    pub fn mark_dup(&mut self, p: u32) {
+        let i = p as usize;
+        if self.dup_bits[i / 64] & (1 << (i % 64)) == 0 {
+            self.dup_bits[i / 64] |= 1 << (i % 64);
+            self.dup_marked[(p / self.pages_per_block) as usize] += 1;
+        }
+    }
+
+    #[inline]
+    pub fn is_dup(&self, p: u32) -> bool {
+        let i = p as usize;
+        self.dup_bits[i / 64] & (1 << (i % 64)) != 0
+    }
+
+    /// Another listed copy of `p`'s content outside block `b`, preferring a valid one
+    /// (`valid` says which pages are), for reading or for deferring `p`.
+    pub fn other_copy(&self, p: u32, b: BlockId, valid: impl Fn(u32) -> bool) -> Option<u32> {
+        let c = self.page[p as usize];
+        let l = self.known.get(&c)?;
+        let outside = |&&q: &&u32| q != p && q / self.pages_per_block != b.0;
+        l.iter().filter(outside).find(|&&q| valid(q)).or_else(|| l.iter().find(outside)).copied()
+    }
+
+    /// A copy to read content `c` from: the first listed page (the list is never empty while
+    /// `c` has sharers).
+    #[inline]
+    pub fn serving_copy(&self, c: u32) -> Option<Ppn> {
+        self.known.get(&c).and_then(|l| l.first()).map(|&p| Ppn(p))
+    }
+
+    /// Pages of block `b` that are the last listed copy of a content with sharers: each must
+    /// be rewritten for one of its sharers before the block is erased. One page per content.
+    pub fn last_copies_in(&self, b: BlockId) -> Vec<(u32, u32)> {
+        let first = b.0 * self.pages_per_block;
+        let mut out: Vec<(u32, u32)> = Vec::new();
+        for p in first..first + self.pages_per_block {
+            let c = self.page[p as usize];
+            if c == 0 || out.iter().any(|&(_, oc)| oc == c) || self.sharers.get(&c).is_none_or(|s| s.is_empty()) {
+                continue;
+            }
+            let l = &self.known[&c];
+            if !l.is_empty() && l.iter().all(|&q| q / self.pages_per_block == b.0) {
+                out.push((l[0], c));
+            }
+        }
+        out
+    }
+
+    /// Block `b` was erased: its pages hold nothing and are no copies any more.
+    pub fn erase(&mut self, b: BlockId) {
+        let first = (b.0 * self.pages_per_block) as usize;
+        for p in first..first + self.pages_per_block as usize {
+            let c = std::mem::take(&mut self.page[p]);
+            if c != 0 {
+                if let Some(l) = self.known.get_mut(&c) {
+                    l.retain(|q| *q as usize != p);
+                    if l.is_empty() {
+                        self.known.remove(&c);
+                        assert!(
+                            self.sharers.get(&c).is_none_or(|s| s.is_empty()),
+                            "erased the last copy of content {c}, which logical pages still share"
+                        );
+                    }
+                }
+            }
+            self.dup_bits[p / 64] &= !(1 << (p % 64));
+            if let Some(cache) = &mut self.cache {
+                cache.forget(p as u32);
+            }
+        }
+        self.dup_marked[b.idx()] = 0;
+    }
+
+    /// `lpn` now reads content `c` through a copy (its map entry becomes `VIRT | c`).
+    pub fn share(&mut self, lpn: u32, c: u32) {
+        debug_assert!(self.known.get(&c).is_some_and(|l| !l.is_empty()), "sharing content {c} with no copy");
+        self.sharers.entry(c).or_default().push(lpn);
+    }
+
+    /// `lpn` no longer reads content `c` through a copy (overwritten, trimmed or rewritten).
+    pub fn unshare(&mut self, lpn: u32, c: u32) {
+        if let Some(s) = self.sharers.get_mut(&c) {
+            s.retain(|l| *l != lpn);
+            if s.is_empty() {
+                self.sharers.remove(&c);
+            }
+        }
+    }
+
+    /// Logical pages mapped virtually now.
+    pub fn shared_pages(&self) -> u64 {
+        self.sharers.values().map(|s| s.len() as u64).sum()
+    }
+
+    /// The tables agree with each other and with `programmed` (O(listed pages)): every
+    /// listed page holds its content and is programmed; every content with sharers has a
+    /// copy; duplicate counts match the bits. The L2P side is checked by `Ftl`.
+    pub fn check(&self, programmed: impl Fn(u32) -> bool) -> Result<(), String> {
+        for (&c, l) in &self.known {
+            for &p in l {
+                if self.page[p as usize] != c {
+                    return Err(format!("page {p} listed for content {c} holds {}", self.page[p as usize]));
+                }
+                if !programmed(p) {
+                    return Err(format!("page {p} listed for content {c} is not programmed"));
+                }
+            }
+        }
+        for (&c, s) in &self.sharers {
+            if !s.is_empty() && self.known.get(&c).is_none_or(|l| l.is_empty()) {
+                return Err(format!("content {c} is shared by {} logical pages but has no copy", s.len()));
+            }
+        }
+        let ppb = self.pages_per_block as usize;
+        for (b, &n) in self.dup_marked.iter().enumerate() {
+            let bits = (b * ppb..(b + 1) * ppb).filter(|&p| self.dup_bits[p / 64] & (1 << (p % 64)) != 0).count();
+            if bits != n as usize {
+                return Err(format!("block {b}: {n} duplicate pages counted, {bits} marked"));
+            }
+        }
+        Ok(())
+    }
+
+    /// DAGC: kept invalid pages in block `b`.
+    pub fn cached_in(&self, b: BlockId) -> u32 {
+        self.cache.as_ref().map_or(0, |c| c.per_block[b.idx()])
+    }
+
+    /// Valid pages of block `b` marked duplicate (`valid_word(i)` is the validity bitmap).
+    pub fn dup_valid_in(&self, b: BlockId, valid_word: impl Fn(usize) -> u64) -> u32 {
+        if self.dup_marked[b.idx()] == 0 {
+            return 0;
+        }
+        let first = (b.0 * self.pages_per_block) as usize;
+        let end = first + self.pages_per_block as usize;
+        let mut n = 0;
+        let mut i = first;
+        while i < end {
+            let w = i / 64;
+            let lo = i % 64;
+            let hi = (end - w * 64).min(64);
+            let mask = if hi - lo == 64 { u64::MAX } else { ((1u64 << (hi - lo)) - 1) << lo };
+            n += (self.dup_bits[w] & valid_word(w) & mask).count_ones();
+            i = w * 64 + hi;
+        }
+        n
+    }
+}
