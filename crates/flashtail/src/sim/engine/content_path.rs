@@ -13,7 +13,7 @@
 //! Every entry point is out of line and behind one `Option` test, so runs of other schemes
 //! execute none of this.
 
-use super::{Simulation, EV_TIMER};
+use super::Simulation;
 use crate::ftl::content::{Content, VIRT};
 use crate::ftl::{BlockState, Stream, NONE};
 use crate::gc::content::bloom::Bloom;
@@ -25,10 +25,10 @@ use crate::scheduler::TxnKind;
 use crate::units::{BlockId, Lpn, Nanos, PlaneId, Ppn};
 use std::collections::{BTreeMap, VecDeque};
 
-/// Timer tokens with this bit set start a scrub pass.
-pub(super) const SCRUB_TOKEN: u64 = 1 << 62;
-/// Timer tokens with this bit set wake a unit (the low 32 bits) to look for work.
-pub(super) const WAKE_TOKEN: u64 = 1 << 61;
+/// Engine timer tokens (the engine bit, `FREE_CHANGE_TOKEN`, set: no policy token can
+/// look like them): start a scrub pass; wake a unit (the low 32 bits) to look for work.
+pub(super) const SCRUB_TOKEN: u64 = super::FREE_CHANGE_TOKEN | 1 << 62;
+pub(super) const WAKE_TOKEN: u64 = super::FREE_CHANGE_TOKEN | 1 << 61;
 
 /// The engine-side state of a content-aware scheme.
 pub(super) struct ContentWork {
@@ -603,14 +603,6 @@ impl Simulation {
             let at = self.now + Nanos(w.params.period_ms * 1_000_000);
             self.schedule_token(at, SCRUB_TOKEN);
         }
-    }
-
-    /// Queue an engine timer carrying `token` at `at`.
-    fn schedule_token(&mut self, at: Nanos, token: u64) {
-        let id = self.next_timer_id;
-        self.next_timer_id = (self.next_timer_id + 1) & ((1 << 22) - 1);
-        self.timer_tokens.insert(id, token);
-        self.schedule(at.max(self.now), EV_TIMER, id);
     }
 
     /// Let plane `q`'s unit look for work (now, from the event loop: not from inside

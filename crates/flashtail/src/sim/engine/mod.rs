@@ -456,21 +456,21 @@ impl Simulation {
             EV_PAGE_DONE => self.page_done(ev.id),
             EV_TIMER => {
                 if let Some(token) = self.timer_tokens.remove(&ev.id) {
-                    if token & FREE_CHANGE_TOKEN != 0 {
-                        self.free_changed(PlaneId((token & 0xffff_ffff) as u32));
-                        return;
-                    }
-                    if token & content_path::WAKE_TOKEN != 0 {
-                        self.dispatch((token & 0xffff_ffff) as u32);
-                        return;
-                    }
-                    if token & content_path::SCRUB_TOKEN != 0 {
+                    if token & content_path::SCRUB_TOKEN == content_path::SCRUB_TOKEN {
                         self.scrub_pass_start();
                         if self.heap.peek_time().is_none() && self.units.iter().all(|u| u.running == IDLE) {
                             // A pass timer left over after the last request is no work:
                             // it does not stretch the run's simulated time.
                             self.now = before;
                         }
+                        return;
+                    }
+                    if token & content_path::WAKE_TOKEN == content_path::WAKE_TOKEN {
+                        self.dispatch((token & 0xffff_ffff) as u32);
+                        return;
+                    }
+                    if token & FREE_CHANGE_TOKEN != 0 {
+                        self.free_changed(PlaneId((token & 0xffff_ffff) as u32));
                         return;
                     }
                     self.notify(|p, ctx| p.on_timer(ctx, token));
@@ -828,10 +828,15 @@ impl Simulation {
 
     fn schedule_free_change(&mut self, plane: PlaneId) {
         // A zero-delay timer with a reserved token range routes the notification.
+        self.schedule_token(self.now, FREE_CHANGE_TOKEN | plane.0 as u64);
+    }
+
+    /// Queue a timer carrying `token` at `at` (not before now).
+    fn schedule_token(&mut self, at: Nanos, token: u64) {
         let id = self.next_timer_id;
         self.next_timer_id = (self.next_timer_id + 1) & ((1 << 22) - 1);
-        self.timer_tokens.insert(id, FREE_CHANGE_TOKEN | plane.0 as u64);
-        self.schedule(self.now, EV_TIMER, id);
+        self.timer_tokens.insert(id, token);
+        self.schedule(at.max(self.now), EV_TIMER, id);
     }
 
     /// Put a transaction on a unit and start its first phase.
@@ -1074,12 +1079,7 @@ impl Simulation {
                     self.dispatch(u);
                 }
                 GcCmd::Instant(p) => self.instant_reclaim(p),
-                GcCmd::Timer(at, token) => {
-                    let id = self.next_timer_id;
-                    self.next_timer_id = (self.next_timer_id + 1) & ((1 << 22) - 1);
-                    self.timer_tokens.insert(id, token & !FREE_CHANGE_TOKEN);
-                    self.schedule(at.max(self.now), EV_TIMER, id);
-                }
+                GcCmd::Timer(at, token) => self.schedule_token(at, token & !FREE_CHANGE_TOKEN),
             }
         }
         // Hand the (now empty) buffer back to avoid reallocating.
@@ -1272,7 +1272,8 @@ fn prefetch_victim(ftl: &Ftl, oracle: &Oracle, v: BlockId) {
 /// `u32` entries per 64-byte cache line (the stride of the GC's reverse-map prefetch).
 const ENTRIES_PER_LINE: u32 = 64 / std::mem::size_of::<u32>() as u32;
 
-/// Timer tokens with this bit set are engine-internal free-space notifications.
+/// Timer tokens with this bit set are the engine's own: free-space notifications (the plane
+/// in the low bits), or with a second bit, the content-aware schemes' (`content_path`).
 const FREE_CHANGE_TOKEN: u64 = 1 << 63;
 
 fn build_units(dev: &DeviceConfig) -> (Vec<Unit>, Vec<u32>) {
