@@ -317,6 +317,17 @@ impl Content {
         Ok(())
     }
 
+    /// A host write replaced a logical page whose map entry was `old`: DAGC keeps the old
+    /// page's checksum (a physical page only; nothing for unmapped or virtual entries).
+    pub fn overwritten(&mut self, old: u32) {
+        if old < VIRT {
+            let c = self.page[old as usize];
+            if let Some(cache) = &mut self.cache {
+                cache.insert(old, c);
+            }
+        }
+    }
+
     /// DAGC: kept invalid pages in block `b`.
     pub fn cached_in(&self, b: BlockId) -> u32 {
         self.cache.as_ref().map_or(0, |c| c.per_block[b.idx()])

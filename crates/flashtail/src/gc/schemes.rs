@@ -28,6 +28,12 @@ pub struct Scheme {
     pub content: Option<super::content::ContentScheme>,
 }
 
+/// Whether `name` (with or without `:overrides`) is one of a family's base names.
+pub(super) fn in_family(family: &[(&str, &str)], name: &str) -> bool {
+    let base = name.split_once(':').map_or(name, |(b, _)| b);
+    family.iter().any(|(n, _)| *n == base)
+}
+
 /// Every scheme name the build knows, with a one-line description.
 pub fn scheme_names() -> Vec<(&'static str, &'static str)> {
     vec![

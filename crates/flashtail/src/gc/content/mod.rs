@@ -110,8 +110,7 @@ pub const SCHEMES: &[(&str, &str)] = &[
 
 /// Whether `name` (with or without `:overrides`) is one of ours.
 pub fn handles(name: &str) -> bool {
-    let base = name.split_once(':').map_or(name, |(b, _)| b);
-    SCHEMES.iter().any(|(n, _)| *n == base)
+    super::schemes::in_family(SCHEMES, name)
 }
 
 /// The mechanism of `base[:key=value,...]`.

@@ -30,8 +30,7 @@ pub const SCHEMES: &[(&str, &str)] = &[
 
 /// Whether `name` (with or without `:overrides`) is one of ours.
 pub fn handles(name: &str) -> bool {
-    let base = name.split_once(':').map_or(name, |(b, _)| b);
-    SCHEMES.iter().any(|(n, _)| *n == base)
+    super::schemes::in_family(SCHEMES, name)
 }
 
 /// Build a policy from `base[:key=value,...]`; `seed` seeds the RL agent's exploration.

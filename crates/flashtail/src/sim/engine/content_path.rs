@@ -204,14 +204,8 @@ impl Simulation {
     pub(super) fn content_mapped(&mut self, lpn: u32, old: u32, ppn: u32) {
         let c = self.cw().write_content;
         self.oracle.write_content(lpn, ppn, c);
-        let ct = self.ftl.content.as_mut().expect("content-aware scheme");
-        ct.page[ppn as usize] = c;
-        if old < VIRT {
-            let oc = ct.page[old as usize];
-            if let Some(cache) = &mut ct.cache {
-                cache.insert(old, oc);
-            }
-        }
+        self.ct().page[ppn as usize] = c;
+        self.ct().overwritten(old);
     }
 
     /// DAGC: a write of content `c` whose checksum matches a kept invalid page takes that
@@ -234,13 +228,7 @@ impl Simulation {
         self.oracle.check_page_content(lpn, p, c, "DAGC revalidation", self.now.0);
         self.oracle.write(lpn, p);
         self.oracle.write_content(lpn, p, c);
-        if old < VIRT {
-            let ct = self.ct();
-            let oc = ct.page[old as usize];
-            if let Some(cache) = &mut ct.cache {
-                cache.insert(old, oc);
-            }
-        }
+        self.ct().overwritten(old);
         self.cw().add("dagc_revalidated_writes", 1);
         self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), super::EV_PAGE_DONE, slot);
         true
