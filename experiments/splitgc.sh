@@ -2,7 +2,7 @@
 # Reproduces every number in docs/splitgc.md (SplitGC and its comparators, spec 04): greedy
 # (Baseline), DAGC, CAGC and SplitGC on the paper's device geometry, on generated FIU-like
 # workloads with the paper's duplicate rates and on the real FIU mail slice (MD5 per block).
-# Output: experiments/out/splitgc-*.txt (git-ignored). Takes ~4 min on 2 cores once built.
+# Output: experiments/out/splitgc-*.txt (git-ignored). Takes ~1.5 min on 2 cores once built.
 # The real slice is read from ../shared/traces (TRACES=dir overrides); skipped if absent.
 #   experiments/splitgc.sh
 source "$(dirname "$0")/common.sh"

@@ -40,7 +40,12 @@ pub struct Content {
     /// Content id → the fingerprint it was interned from (index = id; id 0 unused).
     fingerprints: Vec<u64>,
     /// Content → fingerprinted physical pages holding it (module doc).
-    pub known: HashMap<u32, Pages>,
+    /// Indexed by content id (ids are dense); an empty list: not listed. A vector, not a
+    /// map: the scrub looks a content up per page it reads.
+    known: Vec<Pages>,
+    /// Bit per physical page: listed in `known` (so listing and its test take O(1) even for
+    /// a popular content with a long list).
+    listed: Vec<u64>,
     /// Content → logical pages mapped virtually to it (module doc).
     pub sharers: HashMap<u32, Pages>,
     /// SplitGC: pages the scrub found to duplicate an earlier fingerprinted page.
@@ -126,7 +131,8 @@ impl Content {
             page: super::tables::filled(pages, 0),
             intern: HashMap::new(),
             fingerprints: vec![0],
-            known: HashMap::new(),
+            known: vec![Pages::new()],
+            listed: vec![0; pages.div_ceil(64)],
             sharers: HashMap::new(),
             dup_bits: vec![0; pages.div_ceil(64)],
             dup_marked: vec![0; geo.total_blocks() as usize],
@@ -148,6 +154,7 @@ impl Content {
             return Err("more than 2^31 distinct contents".into());
         }
         self.fingerprints.push(fp);
+        self.known.push(Pages::new());
         self.intern.insert(fp, id);
         Ok(id)
     }
@@ -164,9 +171,35 @@ impl Content {
     }
 
     /// Is physical page `p` a listed copy of its content?
+    #[inline]
     pub fn is_known(&self, p: u32) -> bool {
+        let i = p as usize;
+        self.listed[i / 64] & (1 << (i % 64)) != 0
+    }
+
+    /// Set or clear page `p`'s `listed` bit.
+    #[inline]
+    fn set_listed(&mut self, p: u32, on: bool) {
+        let (i, bit) = (p as usize / 64, 1u64 << (p % 64));
+        if on {
+            self.listed[i] |= bit;
+        } else {
+            self.listed[i] &= !bit;
+        }
+    }
+
+    /// Contents with at least one listed copy.
+    pub fn listed_contents(&self) -> impl Iterator<Item = u32> + '_ {
+        self.known.iter().enumerate().filter(|(_, l)| !l.is_empty()).map(|(c, _)| c as u32)
+    }
+
+    /// Listed copies of page `p`'s content other than `p` itself.
+    pub fn other_copies(&self, p: u32) -> usize {
         let c = self.page[p as usize];
-        c != 0 && self.known.get(&c).is_some_and(|l| l.contains(&p))
+        if c == 0 {
+            return 0;
+        }
+        self.known[c as usize].len() - usize::from(self.is_known(p))
     }
 
     /// List page `p` as a copy of its content (fingerprinted by scrub or GC). Returns the
@@ -176,11 +209,14 @@ impl Content {
         if c == 0 {
             return 0;
         }
-        let l = self.known.entry(c).or_default();
-        if !l.contains(&p) {
+        let listed = self.is_known(p);
+        let l = &mut self.known[c as usize];
+        if !listed {
             l.push(p);
         }
-        l.len()
+        let n = l.len();
+        self.set_listed(p, true);
+        n
     }
 
     /// A GC moved page `src`'s data to `dst`: `dst` holds the same content, and is listed
@@ -189,7 +225,8 @@ impl Content {
         let c = self.page[src as usize];
         self.page[dst as usize] = c;
         if c != 0 && self.is_known(src) {
-            self.known.get_mut(&c).expect("listed above").push(dst);
+            self.known[c as usize].push(dst);
+            self.set_listed(dst, true);
         }
     }
 
@@ -212,7 +249,7 @@ impl Content {
     /// (`valid` says which pages are), for reading or for deferring `p`.
     pub fn other_copy(&self, p: u32, b: BlockId, valid: impl Fn(u32) -> bool) -> Option<u32> {
         let c = self.page[p as usize];
-        let l = self.known.get(&c)?;
+        let l = &self.known[c as usize];
         let outside = |&&q: &&u32| q != p && q / self.pages_per_block != b.0;
         l.iter().filter(outside).find(|&&q| valid(q)).or_else(|| l.iter().find(outside)).copied()
     }
@@ -221,7 +258,7 @@ impl Content {
     /// `c` has sharers).
     #[inline]
     pub fn serving_copy(&self, c: u32) -> Option<Ppn> {
-        self.known.get(&c).and_then(|l| l.first()).map(|&p| Ppn(p))
+        self.known[c as usize].first().map(|&p| Ppn(p))
     }
 
     /// Pages of block `b` that are the last listed copy of a content with sharers: each must
@@ -234,7 +271,7 @@ impl Content {
             if c == 0 || out.iter().any(|&(_, oc)| oc == c) || self.sharers.get(&c).is_none_or(|s| s.is_empty()) {
                 continue;
             }
-            let l = &self.known[&c];
+            let l = &self.known[c as usize];
             if !l.is_empty() && l.iter().all(|&q| q / self.pages_per_block == b.0) {
                 out.push((l[0], c));
             }
@@ -245,23 +282,28 @@ impl Content {
     /// Block `b` was erased: its pages hold nothing and are no copies any more.
     pub fn erase(&mut self, b: BlockId) {
         let first = (b.0 * self.pages_per_block) as usize;
-        for p in first..first + self.pages_per_block as usize {
+        let ppb = self.pages_per_block;
+        let mut contents: SmallVec<[u32; 8]> = SmallVec::new();
+        for p in first..first + ppb as usize {
             let c = std::mem::take(&mut self.page[p]);
-            if c != 0 {
-                if let Some(l) = self.known.get_mut(&c) {
-                    l.retain(|q| *q as usize != p);
-                    if l.is_empty() {
-                        self.known.remove(&c);
-                        assert!(
-                            self.sharers.get(&c).is_none_or(|s| s.is_empty()),
-                            "erased the last copy of content {c}, which logical pages still share"
-                        );
-                    }
-                }
+            if c != 0 && self.is_known(p as u32) {
+                self.set_listed(p as u32, false);
+                contents.push(c);
             }
             self.dup_bits[p / 64] &= !(1 << (p % 64));
             if let Some(cache) = &mut self.cache {
                 cache.forget(p as u32);
+            }
+        }
+        // One pass over each content's list drops all of the block's pages: a popular
+        // content has a long list, and a block may hold many of its copies.
+        contents.sort_unstable();
+        contents.dedup();
+        for c in contents {
+            let l = &mut self.known[c as usize];
+            l.retain(|q| *q / ppb != b.0);
+            if l.is_empty() {
+                assert!(self.sharers.get(&c).is_none_or(|s| s.is_empty()), "erased the last copy of content {c}, which logical pages still share");
             }
         }
         self.dup_marked[b.idx()] = 0;
@@ -269,7 +311,7 @@ impl Content {
 
     /// `lpn` now reads content `c` through a copy (its map entry becomes `VIRT | c`).
     pub fn share(&mut self, lpn: u32, c: u32) {
-        debug_assert!(self.known.get(&c).is_some_and(|l| !l.is_empty()), "sharing content {c} with no copy");
+        debug_assert!(!self.known[c as usize].is_empty(), "sharing content {c} with no copy");
         self.sharers.entry(c).or_default().push(lpn);
     }
 
@@ -292,9 +334,14 @@ impl Content {
     /// listed page holds its content and is programmed; every content with sharers has a
     /// copy; duplicate counts match the bits. The L2P side is checked by `Ftl`.
     pub fn check(&self, programmed: impl Fn(u32) -> bool) -> Result<(), String> {
-        for (&c, l) in &self.known {
+        let mut n = 0;
+        for (c, l) in self.known.iter().enumerate() {
+            n += l.len();
             for &p in l {
-                if self.page[p as usize] != c {
+                if !self.is_known(p) {
+                    return Err(format!("page {p} listed for content {c} has no listed bit"));
+                }
+                if self.page[p as usize] as usize != c {
                     return Err(format!("page {p} listed for content {c} holds {}", self.page[p as usize]));
                 }
                 if !programmed(p) {
@@ -302,8 +349,12 @@ impl Content {
                 }
             }
         }
+        let bits: usize = self.listed.iter().map(|w| w.count_ones() as usize).sum();
+        if bits != n {
+            return Err(format!("{n} pages listed, {bits} listed bits"));
+        }
         for (&c, s) in &self.sharers {
-            if !s.is_empty() && self.known.get(&c).is_none_or(|l| l.is_empty()) {
+            if !s.is_empty() && self.known[c as usize].is_empty() {
                 return Err(format!("content {c} is shared by {} logical pages but has no copy", s.len()));
             }
         }
@@ -351,5 +402,61 @@ impl Content {
             i = w * 64 + hi;
         }
         n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::presets;
+
+    /// bench-ref's geometry (128 pages per block) and a table with content `c` in pages
+    /// `ps`, all listed.
+    fn table(ps: &[u32], c_fp: u64) -> (Content, u32) {
+        let geo = presets::load("bench-ref").unwrap().geometry;
+        let mut ct = Content::new(&geo);
+        let c = ct.id_of(c_fp).unwrap();
+        for &p in ps {
+            ct.page[p as usize] = c;
+            ct.learn(p);
+        }
+        (ct, c)
+    }
+
+    /// Listing is idempotent, `other_copies` excludes the page itself, a move lists the
+    /// destination, and erasing a block drops every copy in it in one go, keeping the order
+    /// of the rest (reads are served from the first listed copy).
+    #[test]
+    fn listing_moves_and_erase() {
+        let (mut ct, c) = table(&[5, 7, 300, 9], 0xfeed);
+        assert_eq!(ct.learn(7), 4, "a listed page is not listed twice");
+        assert_eq!(ct.other_copies(7), 3);
+        assert_eq!(ct.serving_copy(c), Some(Ppn(5)));
+        ct.moved(300, 400);
+        assert!(ct.is_known(400));
+        assert_eq!(ct.other_copies(300), 4);
+        ct.page[130] = c; // holds the content, not fingerprinted yet
+        assert_eq!(ct.other_copies(130), 5, "an unlisted page counts every listed copy");
+        ct.erase(BlockId(0)); // pages 0..128: 5, 7 and 9
+        assert!(!ct.is_known(5) && !ct.is_known(7) && !ct.is_known(9));
+        assert_eq!(ct.serving_copy(c), Some(Ppn(300)));
+        assert_eq!(ct.other_copies(300), 1);
+        assert_eq!(ct.listed_contents().collect::<Vec<_>>(), vec![c]);
+        ct.check(|p| p != 130).unwrap();
+        ct.erase(BlockId(2)); // 300
+        ct.erase(BlockId(3)); // 400
+        assert_eq!(ct.listed_contents().count(), 0);
+        assert_eq!(ct.other_copies(130), 0);
+        ct.check(|_| true).unwrap();
+    }
+
+    /// Erasing the last copy of a content that logical pages still share is a bug the
+    /// table refuses loudly (the engine rescues such copies first).
+    #[test]
+    #[should_panic(expected = "erased the last copy")]
+    fn erasing_a_shared_last_copy_panics() {
+        let (mut ct, c) = table(&[3], 0xbeef);
+        ct.share(17, c);
+        ct.erase(BlockId(0));
     }
 }

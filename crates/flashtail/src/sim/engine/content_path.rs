@@ -30,6 +30,56 @@ use std::collections::{BTreeMap, VecDeque};
 pub(super) const SCRUB_TOKEN: u64 = super::FREE_CHANGE_TOKEN | 1 << 62;
 pub(super) const WAKE_TOKEN: u64 = super::FREE_CHANGE_TOKEN | 1 << 61;
 
+/// The scheme's counters (reported under their names, `NAMES`, once touched).
+#[derive(Clone, Copy)]
+#[repr(u8)]
+enum Ctr {
+    BloomRebuilds,
+    CagcPagesDeduplicated,
+    DagcKeptPagesDropped,
+    DagcKeptPagesMoved,
+    DagcRevalidatedWrites,
+    DeferredPages,
+    DeferredPagesWritten,
+    DeferredQueueMax,
+    DeferredWritesSuperseded,
+    FingerprintTableLookups,
+    LastCopiesRescued,
+    RescuePagesWritten,
+    ScrubControllerNs,
+    ScrubDuplicatesFound,
+    ScrubFingerprintNs,
+    ScrubPagesFingerprinted,
+    ScrubPagesRead,
+    ScrubPassesStarted,
+    SharedReads,
+}
+
+impl Ctr {
+    const N: usize = 19;
+    const NAMES: [&'static str; Ctr::N] = [
+        "bloom_rebuilds",
+        "cagc_pages_deduplicated",
+        "dagc_kept_pages_dropped",
+        "dagc_kept_pages_moved",
+        "dagc_revalidated_writes",
+        "deferred_pages",
+        "deferred_pages_written",
+        "deferred_queue_max",
+        "deferred_writes_superseded",
+        "fingerprint_table_lookups",
+        "last_copies_rescued",
+        "rescue_pages_written",
+        "scrub_controller_ns",
+        "scrub_duplicates_found",
+        "scrub_fingerprint_ns",
+        "scrub_pages_fingerprinted",
+        "scrub_pages_read",
+        "scrub_passes_started",
+        "shared_reads",
+    ];
+}
+
 /// The engine-side state of a content-aware scheme.
 pub(super) struct ContentWork {
     kind: ContentKind,
@@ -45,17 +95,23 @@ pub(super) struct ContentWork {
     draining: bool,
     /// The content of the write being submitted (set before `submit_write`).
     pub(super) write_content: u32,
-    c: BTreeMap<&'static str, u64>,
+    /// Counter values, by `Ctr`; `touched` has bit `k` once counter `k` was updated.
+    c: [u64; Ctr::N],
+    touched: u32,
 }
 
 impl ContentWork {
-    fn add(&mut self, k: &'static str, n: u64) {
-        *self.c.entry(k).or_default() += n;
+    // A fixed array, not a map keyed by name: the scrub updates several counters per page
+    // read, and string-keyed look-ups were a tenth of a SplitGC run.
+    fn add(&mut self, k: Ctr, n: u64) {
+        self.c[k as usize] += n;
+        self.touched |= 1 << k as u32;
     }
 
-    fn max(&mut self, k: &'static str, n: u64) {
-        let e = self.c.entry(k).or_default();
+    fn max(&mut self, k: Ctr, n: u64) {
+        let e = &mut self.c[k as usize];
         *e = (*e).max(n);
+        self.touched |= 1 << k as u32;
     }
 }
 
@@ -92,14 +148,15 @@ impl Simulation {
             started: false,
             draining: false,
             write_content: 0,
-            c: BTreeMap::new(),
+            c: [0; Ctr::N],
+            touched: 0,
             params: cs.params,
         }));
         if let Some(w) = &mut self.content {
             // What earlier scrub cycles learned goes into the Bloom filter too.
             let ct = self.ftl.content.as_ref().expect("content");
             if let Some(b) = &mut w.bloom {
-                for &c in ct.known.keys() {
+                for c in ct.listed_contents() {
                     b.insert(ct.fingerprint(c));
                 }
             }
@@ -229,7 +286,7 @@ impl Simulation {
         self.oracle.write(lpn, p);
         self.oracle.write_content(lpn, p, c);
         self.ct().overwritten(old);
-        self.cw().add("dagc_revalidated_writes", 1);
+        self.cw().add(Ctr::DagcRevalidatedWrites, 1);
         self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), super::EV_PAGE_DONE, slot);
         true
     }
@@ -249,7 +306,7 @@ impl Simulation {
     #[inline(never)]
     pub(super) fn shared_read(&mut self, slot: u32, lpn: u32, entry: u32) {
         let ppn = self.serving_copy(entry);
-        self.cw().add("shared_reads", 1);
+        self.cw().add(Ctr::SharedReads, 1);
         let plane = self.ftl.blocks.plane_of(Ppn(ppn));
         let t = self.new_txn(TxnKind::Read, plane, lpn, ppn, slot);
         self.enqueue_user(t);
@@ -284,9 +341,9 @@ impl Simulation {
                     let q = self.ftl.blocks.plane_of(self.ftl.content.as_ref().and_then(|ct| ct.serving_copy(c)).expect("copy"));
                     let w = self.cw();
                     w.deferred[q.idx()].push_back((lpn, c));
-                    w.add("deferred_pages", 1);
+                    w.add(Ctr::DeferredPages, 1);
                     let n = w.deferred.iter().map(|d| d.len() as u64).sum();
-                    w.max("deferred_queue_max", n);
+                    w.max(Ctr::DeferredQueueMax, n);
                     self.wake(q);
                 }
                 (ContentKind::Cagc, Some(_)) if grant.steps > 0 => {
@@ -312,7 +369,7 @@ impl Simulation {
                 if self.ftl.free_blocks(plane) < self.hard {
                     // Urgent: space first, the kept checksums are dropped.
                     self.ct().cache.as_mut().expect("dagc").forget(p);
-                    self.cw().add("dagc_kept_pages_dropped", 1);
+                    self.cw().add(Ctr::DagcKeptPagesDropped, 1);
                     continue;
                 }
                 let dst = self.gc_destination(plane)?;
@@ -328,7 +385,7 @@ impl Simulation {
             let lpn = self.ftl.content.as_ref().expect("content").sharers[&c][0];
             let dst = self.gc_destination(plane)?;
             self.gc[plane.idx()].in_flight = true;
-            self.cw().add("last_copies_rescued", 1);
+            self.cw().add(Ctr::LastCopiesRescued, 1);
             let t = self.new_txn(TxnKind::Rewrite, plane, lpn, p, NO_REQ);
             let x = &mut self.txns[t as usize];
             x.dst = dst;
@@ -386,7 +443,7 @@ impl Simulation {
         if let Some(cache) = &mut ct.cache {
             if let Some(c) = cache.forget(src) {
                 cache.insert(dst, c);
-                self.cw().add("dagc_kept_pages_moved", 1);
+                self.cw().add(Ctr::DagcKeptPagesMoved, 1);
             }
         }
     }
@@ -406,7 +463,7 @@ impl Simulation {
         if still && ct.other_copy(p, b, |_| true).is_some() {
             self.oracle.check(lpn, self.oracle.page(p), "GC fingerprint read", self.now.0);
             self.ftl.share(Lpn(lpn), c);
-            self.cw().add("cagc_pages_deduplicated", 1);
+            self.cw().add(Ctr::CagcPagesDeduplicated, 1);
         } else if still {
             // The copy went meanwhile: the page must be moved after all.
             let g = &mut self.gc[plane.idx()];
@@ -428,10 +485,10 @@ impl Simulation {
             self.ftl.map(Lpn(lpn), Ppn(dst));
             self.ftl.p2l[dst as usize] = lpn;
             self.ct().learn(dst);
-            self.cw().add(if rescue { "rescue_pages_written" } else { "deferred_pages_written" }, 1);
+            self.cw().add(if rescue { Ctr::RescuePagesWritten } else { Ctr::DeferredPagesWritten }, 1);
         } else {
             self.oracle.copy_content(src, dst);
-            self.cw().add("deferred_writes_superseded", 1);
+            self.cw().add(Ctr::DeferredWritesSuperseded, 1);
         }
         if rescue {
             self.gc_op_done(plane, sealed);
@@ -468,7 +525,7 @@ impl Simulation {
         loop {
             let (lpn, c) = self.cw().deferred[plane.idx()].pop_front()?;
             if self.ftl.l2p[lpn as usize] != VIRT | c {
-                self.cw().add("deferred_writes_superseded", 1);
+                self.cw().add(Ctr::DeferredWritesSuperseded, 1);
                 continue;
             }
             let src = self.serving_copy(VIRT | c);
@@ -523,15 +580,15 @@ impl Simulation {
     /// pass's group, SHA-1 + Bloom filter + table (§3.2).
     fn scrub_done(&mut self, p: u32, c: u32, fingerprint: bool) {
         let w = self.content.as_mut().expect("content");
-        w.add("scrub_pages_read", 1);
-        w.add("scrub_controller_ns", w.params.ecc_us * 1000);
+        w.add(Ctr::ScrubPagesRead, 1);
+        w.add(Ctr::ScrubControllerNs, w.params.ecc_us * 1000);
         if !fingerprint {
             return;
         }
         let fp_ns = (w.params.sha_us + w.params.manage_us) * 1000;
-        w.add("scrub_pages_fingerprinted", 1);
-        w.add("scrub_fingerprint_ns", fp_ns);
-        w.add("scrub_controller_ns", fp_ns);
+        w.add(Ctr::ScrubPagesFingerprinted, 1);
+        w.add(Ctr::ScrubFingerprintNs, fp_ns);
+        w.add(Ctr::ScrubControllerNs, fp_ns);
         let ct = self.ftl.content.as_mut().expect("content");
         debug_assert_eq!(ct.page[p as usize], c, "a page changed while being scrubbed");
         // Unique content gets a fingerprint of its own (nothing else can match it).
@@ -542,12 +599,12 @@ impl Simulation {
             ct.learn(p);
             return;
         }
-        w.add("fingerprint_table_lookups", 1);
-        let others = if c == 0 { 0 } else { ct.known.get(&c).map_or(0, |l| l.iter().filter(|&&q| q != p).count()) };
+        w.add(Ctr::FingerprintTableLookups, 1);
+        let others = ct.other_copies(p);
         ct.learn(p);
         if others > 0 {
             ct.mark_dup(p);
-            w.add("scrub_duplicates_found", 1);
+            w.add(Ctr::ScrubDuplicatesFound, 1);
         }
     }
 
@@ -565,14 +622,14 @@ impl Simulation {
             let bloom = w.bloom.as_mut().expect("splitgc");
             bloom.clear();
             let ct = self.ftl.content.as_ref().expect("content");
-            for &c in ct.known.keys() {
+            for c in ct.listed_contents() {
                 bloom.insert(ct.fingerprint(c));
             }
-            w.add("bloom_rebuilds", 1);
+            w.add(Ctr::BloomRebuilds, 1);
         }
         let s = w.scrub.as_mut().expect("splitgc");
         s.start();
-        w.add("scrub_passes_started", 1);
+        w.add(Ctr::ScrubPassesStarted, 1);
         for u in 0..self.units.len() as u32 {
             self.dispatch(u);
         }
@@ -605,8 +662,10 @@ impl Simulation {
     /// Report the scheme's counters.
     pub(super) fn content_report(&self, extra: &mut BTreeMap<String, u64>) {
         let (Some(w), Some(ct)) = (&self.content, &self.ftl.content) else { return };
-        for (k, v) in &w.c {
-            extra.insert((*k).to_string(), *v);
+        for (k, (name, v)) in Ctr::NAMES.iter().zip(w.c).enumerate() {
+            if w.touched & (1 << k) != 0 {
+                extra.insert((*name).to_string(), v);
+            }
         }
         extra.insert("shared_logical_pages_at_end".into(), ct.shared_pages());
         extra.insert("deferred_queue_at_end".into(), w.deferred.iter().map(|d| d.len() as u64).sum());
