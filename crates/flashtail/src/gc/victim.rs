@@ -34,6 +34,30 @@ fn fewest_valid(ftl: &Ftl, plane: PlaneId, min_invalid: u32) -> Option<BlockId> 
     candidates(ftl, plane, min_invalid).min_by_key(|&(b, v)| (v, b.0)).map(|(b, _)| b)
 }
 
+/// The fewest valid pages of any sealed block of `plane` (`None`: no sealed block): the
+/// block greedy would take, without choosing it. Branch-free, so the compiler vectorises
+/// it: the partial-GC schemes ask it for every plane in their trigger zone after every
+/// request (a scalar scan with an early exit was nine tenths of an rlgc-aggressive run).
+pub fn fewest_valid_sealed(ftl: &Ftl, plane: PlaneId) -> Option<u32> {
+    let first = ftl.geo.first_block(plane).0 as usize;
+    let blocks = first..first + ftl.geo.blocks_per_plane as usize;
+    let (valid, state) = (&ftl.blocks.valid[blocks.clone()], &ftl.blocks.state[blocks]);
+    let lane = |v: u32, st: BlockState| if st == BlockState::Sealed { v } else { u32::MAX };
+    // Eight independent minimums, so the loop becomes vector code (a single running
+    // minimum over mixed-width slices stayed scalar).
+    let mut acc = [u32::MAX; 8];
+    let (vs, ss) = (valid.chunks_exact(8), state.chunks_exact(8));
+    let (vr, sr) = (vs.remainder(), ss.remainder());
+    for (v8, s8) in vs.zip(ss) {
+        for i in 0..8 {
+            acc[i] = acc[i].min(lane(v8[i], s8[i]));
+        }
+    }
+    let tail = vr.iter().zip(sr).fold(u32::MAX, |m, (&v, &st)| m.min(lane(v, st)));
+    let best = acc.iter().fold(tail, |m, &a| m.min(a));
+    (best != u32::MAX).then_some(best)
+}
+
 /// Fewest valid pages.
 pub struct Greedy;
 impl VictimPolicy for Greedy {
@@ -210,6 +234,30 @@ mod tests {
                     let plain = fewest_valid(&f, PlaneId(p), min_invalid);
                     assert_eq!(Greedy.select(&f, PlaneId(p), min_invalid, Nanos(0)), plain, "plane {p}, min_invalid {min_invalid}");
                 }
+            }
+        }
+    }
+
+    /// The vectorised minimum over sealed blocks equals the plain one, on planes of 19
+    /// blocks (two chunks of eight and a remainder) with random states and counts.
+    #[test]
+    fn fewest_valid_sealed_matches_the_plain_minimum() {
+        use rand::{Rng, SeedableRng};
+        let mut dev = presets::load("tiny").unwrap();
+        dev.geometry.blocks_per_plane = 19;
+        let g = &dev.geometry;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
+        let states = [BlockState::Free, BlockState::Open, BlockState::Full, BlockState::Sealed, BlockState::Victim];
+        for _ in 0..300 {
+            let mut f = Ftl::new(g, dev.logical_pages(), dev.logical_pages());
+            for b in 0..g.total_blocks() as usize {
+                f.blocks.state[b] = states[rng.gen_range(0..states.len())];
+                f.blocks.valid[b] = rng.gen_range(0..=32);
+            }
+            for p in 0..g.planes() {
+                let first = g.first_block(PlaneId(p)).0 as usize;
+                let plain = (first..first + 19).filter(|&b| f.blocks.state[b] == BlockState::Sealed).map(|b| f.blocks.valid[b]).min();
+                assert_eq!(fewest_valid_sealed(&f, PlaneId(p)), plain, "plane {p}");
             }
         }
     }

@@ -12,7 +12,6 @@
 //! and when is each scheme's business.
 
 use super::params::{Params, Resolved};
-use crate::ftl::BlockState;
 use crate::gc::policy::{GcCtx, GcMode, Grant};
 use crate::units::{Nanos, PlaneId};
 use serde_json::json;
@@ -222,26 +221,14 @@ impl TaskRunner {
             Some(v) => blocks.valid[v.idx()] == 0,
             None => {
                 // The engine picks the victim when the grant starts; look ahead so that a
-                // fully invalid block becomes an erase task, not an empty copy task.
-                let (mut any, mut empty) = (false, false);
+                // fully invalid block becomes an erase task, not an empty copy task. The
+                // block with the fewest valid pages answers both questions: is there a
+                // victim with at least `min_invalid` invalid pages, and an empty one?
                 let ppb = ctx.ftl.geo.pages_per_block;
-                let first = ctx.ftl.geo.first_block(p).0;
-                for b in first..first + ctx.ftl.geo.blocks_per_plane {
-                    let i = b as usize;
-                    if blocks.state[i] == BlockState::Sealed
-                        && ppb - blocks.valid[i] >= min_invalid.max(1)
-                    {
-                        any = true;
-                        if blocks.valid[i] == 0 {
-                            empty = true;
-                            break;
-                        }
-                    }
+                match crate::gc::victim::fewest_valid_sealed(ctx.ftl, p) {
+                    Some(v) if ppb - v >= min_invalid.max(1) => v == 0,
+                    _ => return Task::Nothing,
                 }
-                if !any {
-                    return Task::Nothing;
-                }
-                empty
             }
         };
         if ready {
