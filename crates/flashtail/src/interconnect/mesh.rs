@@ -249,6 +249,12 @@ pub struct Mesh {
     /// Every port of each kind by (distance to the chip, index), per chip: `[Io, Gc]`,
     /// fixed by the topology, so a reservation filters instead of sorting.
     port_order: [Vec<Vec<(u32, u32)>>; 2],
+    /// Per router: its neighbours with the link to each (`Topo::neighbours` order), and
+    /// how many. Tabulated because a scout's every step looked them up, and computing them
+    /// took a dozen integer divisions a step (most of a mesh run's time).
+    adj: Vec<([(u32, u32); 4], u8)>,
+    /// Per router: (row, column).
+    pos: Vec<(u32, u32)>,
 }
 
 impl Mesh {
@@ -293,7 +299,20 @@ impl Mesh {
                 })
                 .collect()
         });
+        let adj = (0..routers as u32)
+            .map(|k| {
+                let (nbs, n) = topo.neighbours(k);
+                let mut out = [(0, 0); 4];
+                for (o, &nb) in out.iter_mut().zip(&nbs[..n]) {
+                    *o = (nb, topo.link(k, nb));
+                }
+                (out, n as u8)
+            })
+            .collect();
+        let pos = (0..routers as u32).map(|k| (topo.row(k), topo.col(k))).collect();
         Ok(Mesh {
+            adj,
+            pos,
             port_order,
             topo,
             max_visits: cfg.max_visits,
@@ -524,8 +543,8 @@ impl Mesh {
                 return true;
             }
             let prev = if len >= 2 { self.stack[len - 2] } else { NONE };
-            if let Some((next, misroute)) = self.next_hop(cur, prev, target, prio, preempt) {
-                let link = self.topo.link(cur, next);
+            if let Some((next, link, misroute)) = self.next_hop(cur, prev, target, prio, preempt) {
+                debug_assert_eq!(link, self.topo.link(cur, next));
                 self.tent_gen[link as usize] = self.gen;
                 self.stack.push(next);
                 self.arrive(next);
@@ -541,7 +560,9 @@ impl Mesh {
                 return false;
             }
             self.stack.pop();
-            self.tent_gen[self.topo.link(prev, cur) as usize] = 0;
+            let (nbs, n) = self.adj[prev as usize];
+            let back = nbs[..usize::from(n)].iter().find(|&&(nb, _)| nb == cur).expect("the scout came from a neighbour").1;
+            self.tent_gen[back as usize] = 0;
             self.dead_gen[cur as usize] = self.gen;
             t.moves += 1;
             t.backoffs += 1;
@@ -553,7 +574,14 @@ impl Mesh {
         }
     }
 
-    /// The scout's next router from `cur` and whether it is a misroute. Preference (Venice's
+    /// Manhattan distance between routers `a` and `b` (`Topo::dist`, from the table).
+    #[inline]
+    fn dist(&self, a: u32, b: u32) -> u32 {
+        let ((ra, ca), (rb, cb)) = (self.pos[a as usize], self.pos[b as usize]);
+        ra.abs_diff(rb) + ca.abs_diff(cb)
+    }
+
+    /// The scout's next router from `cur`, the link to it, and whether it is a misroute. Preference (Venice's
     /// adaptive routing, with GC bypass's free-before-preempt): minimal free, minimal
     /// preemptible, misroute free, misroute preemptible; ties broken pseudo-randomly. Links
     /// the scout already holds, routers at their visit limit and dead routers (backed off
@@ -565,14 +593,12 @@ impl Mesh {
         target: u32,
         prio: Prio,
         preempt: bool,
-    ) -> Option<(u32, bool)> {
-        let t = self.topo;
-        let here = t.dist(cur, target);
-        let mut cands = [[0u32; 4]; 4];
+    ) -> Option<(u32, u32, bool)> {
+        let here = self.dist(cur, target);
+        let mut cands = [[(0u32, 0u32); 4]; 4];
         let mut counts = [0usize; 4];
-        let (nbs, n) = t.neighbours(cur);
-        for &nb in &nbs[..n] {
-            let link = t.link(cur, nb);
+        let (nbs, n) = self.adj[cur as usize];
+        for &(nb, link) in &nbs[..usize::from(n)] {
             if nb == prev
                 || self.tent_gen[link as usize] == self.gen
                 || self.visits_of(nb) >= self.max_visits
@@ -581,13 +607,14 @@ impl Mesh {
                 continue;
             }
             let Some(pre) = self.usable(link, prio, preempt) else { continue };
-            let class = 2 * usize::from(t.dist(nb, target) >= here) + usize::from(pre);
-            cands[class][counts[class]] = nb;
+            let class = 2 * usize::from(self.dist(nb, target) >= here) + usize::from(pre);
+            cands[class][counts[class]] = (nb, link);
             counts[class] += 1;
         }
         let class = (0..4).find(|&c| counts[c] > 0)?;
         let pick = if counts[class] == 1 { 0 } else { self.rng.below(counts[class]) };
-        Some((cands[class][pick], class >= 2))
+        let (nb, link) = cands[class][pick];
+        Some((nb, link, class >= 2))
     }
 
     /// Commit the scout's path (`stack`) from `port` to `owner`. Low owners holding any of
