@@ -213,53 +213,54 @@ mod tests {
         assert_eq!(Greedy.select(&f, PlaneId(0), 12, Nanos(0)), Some(BlockId(1)));
     }
 
+    /// Run `check` on `rounds` block tables of the tiny device (with `blocks_per_plane`
+    /// blocks per plane) whose blocks have random states and valid counts drawn by `count`.
+    fn on_random_tables(blocks_per_plane: u32, seed: u64, rounds: usize, count: fn(&mut rand_chacha::ChaCha8Rng) -> u32, mut check: impl FnMut(&Ftl, &crate::nand::Geometry)) {
+        use rand::{Rng, SeedableRng};
+        let mut dev = presets::load("tiny").unwrap();
+        dev.geometry.blocks_per_plane = blocks_per_plane;
+        let g = &dev.geometry;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let states = [BlockState::Free, BlockState::Open, BlockState::Full, BlockState::Sealed, BlockState::Victim];
+        for _ in 0..rounds {
+            let mut f = Ftl::new(g, dev.logical_pages(), dev.logical_pages());
+            for b in 0..g.total_blocks() as usize {
+                f.blocks.state[b] = states[rng.gen_range(0..states.len())];
+                f.blocks.valid[b] = count(&mut rng);
+            }
+            check(&f, g);
+        }
+    }
+
     /// The packed-key scan chooses exactly what the plain minimum over the candidates does,
     /// ties (equal valid counts) going to the lowest block, on every plane and threshold.
     #[test]
     fn greedy_matches_the_plain_minimum_on_random_tables() {
-        use rand::{Rng, SeedableRng};
-        let dev = presets::load("tiny").unwrap();
-        let g = &dev.geometry;
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
-        let states = [BlockState::Free, BlockState::Open, BlockState::Full, BlockState::Sealed, BlockState::Victim];
-        for _ in 0..200 {
-            let mut f = Ftl::new(g, dev.logical_pages(), dev.logical_pages());
-            for b in 0..g.total_blocks() as usize {
-                f.blocks.state[b] = states[rng.gen_range(0..states.len())];
-                // Few distinct counts, so that ties are common.
-                f.blocks.valid[b] = [0, 5, 5, 17, 31, 32][rng.gen_range(0..6)];
-            }
+        use rand::Rng;
+        let bpp = presets::load("tiny").unwrap().geometry.blocks_per_plane;
+        // Few distinct counts, so that ties are common.
+        on_random_tables(bpp, 5, 200, |r| [0, 5, 5, 17, 31, 32][r.gen_range(0..6)], |f, g| {
             for p in 0..g.planes() {
                 for min_invalid in [0, 1, 2, 15, 27, 32] {
-                    let plain = fewest_valid(&f, PlaneId(p), min_invalid);
-                    assert_eq!(Greedy.select(&f, PlaneId(p), min_invalid, Nanos(0)), plain, "plane {p}, min_invalid {min_invalid}");
+                    let plain = fewest_valid(f, PlaneId(p), min_invalid);
+                    assert_eq!(Greedy.select(f, PlaneId(p), min_invalid, Nanos(0)), plain, "plane {p}, min_invalid {min_invalid}");
                 }
             }
-        }
+        });
     }
 
     /// The vectorised minimum over sealed blocks equals the plain one, on planes of 19
     /// blocks (two chunks of eight and a remainder) with random states and counts.
     #[test]
     fn fewest_valid_sealed_matches_the_plain_minimum() {
-        use rand::{Rng, SeedableRng};
-        let mut dev = presets::load("tiny").unwrap();
-        dev.geometry.blocks_per_plane = 19;
-        let g = &dev.geometry;
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
-        let states = [BlockState::Free, BlockState::Open, BlockState::Full, BlockState::Sealed, BlockState::Victim];
-        for _ in 0..300 {
-            let mut f = Ftl::new(g, dev.logical_pages(), dev.logical_pages());
-            for b in 0..g.total_blocks() as usize {
-                f.blocks.state[b] = states[rng.gen_range(0..states.len())];
-                f.blocks.valid[b] = rng.gen_range(0..=32);
-            }
+        use rand::Rng;
+        on_random_tables(19, 6, 300, |r| r.gen_range(0..=32), |f, g| {
             for p in 0..g.planes() {
                 let first = g.first_block(PlaneId(p)).0 as usize;
                 let plain = (first..first + 19).filter(|&b| f.blocks.state[b] == BlockState::Sealed).map(|b| f.blocks.valid[b]).min();
-                assert_eq!(fewest_valid_sealed(&f, PlaneId(p)), plain, "plane {p}");
+                assert_eq!(fewest_valid_sealed(f, PlaneId(p)), plain, "plane {p}");
             }
-        }
+        });
     }
 
     #[test]
