@@ -560,9 +560,7 @@ impl Mesh {
                 return false;
             }
             self.stack.pop();
-            let (nbs, n) = self.adj[prev as usize];
-            let back = nbs[..usize::from(n)].iter().find(|&&(nb, _)| nb == cur).expect("the scout came from a neighbour").1;
-            self.tent_gen[back as usize] = 0;
+            self.tent_gen[self.topo.link(prev, cur) as usize] = 0;
             self.dead_gen[cur as usize] = self.gen;
             t.moves += 1;
             t.backoffs += 1;
@@ -581,9 +579,10 @@ impl Mesh {
         ra.abs_diff(rb) + ca.abs_diff(cb)
     }
 
-    /// The scout's next router from `cur`, the link to it, and whether it is a misroute. Preference (Venice's
-    /// adaptive routing, with GC bypass's free-before-preempt): minimal free, minimal
-    /// preemptible, misroute free, misroute preemptible; ties broken pseudo-randomly. Links
+    /// The scout's next router from `cur`, the link to it, and whether it is a misroute.
+    /// Preference (Venice's adaptive routing, with GC bypass's free-before-preempt): minimal
+    /// free, minimal preemptible, misroute free, misroute preemptible; ties broken
+    /// pseudo-randomly. Links
     /// the scout already holds, routers at their visit limit and dead routers (backed off
     /// from in this walk: no way on from there) are out.
     fn next_hop(

@@ -11,9 +11,17 @@
 //! Candidates and ties as every victim policy (`gc::victim`): sealed blocks with enough
 //! invalid pages, lowest block id on ties.
 
+use crate::ftl::content::Content;
 use crate::ftl::Ftl;
 use crate::gc::victim::{candidates, Greedy, VictimPolicy};
 use crate::units::{BlockId, Nanos, PlaneId};
+
+/// The candidate with the lowest `cost(block, valid pages)`, lowest id on ties; greedy when
+/// the FTL keeps no content.
+fn cheapest(ftl: &Ftl, plane: PlaneId, min_invalid: u32, now: Nanos, cost: impl Fn(&Content, BlockId, u32) -> u32) -> Option<BlockId> {
+    let Some(c) = &ftl.content else { return Greedy.select(ftl, plane, min_invalid, now) };
+    candidates(ftl, plane, min_invalid).map(|(b, v)| (cost(c, b, v), b.0)).min().map(|(_, b)| BlockId(b))
+}
 
 pub struct SplitGcVictim;
 
@@ -22,8 +30,7 @@ impl VictimPolicy for SplitGcVictim {
         "splitgc"
     }
     fn select(&mut self, ftl: &Ftl, plane: PlaneId, min_invalid: u32, now: Nanos) -> Option<BlockId> {
-        let Some(c) = &ftl.content else { return Greedy.select(ftl, plane, min_invalid, now) };
-        candidates(ftl, plane, min_invalid).map(|(b, v)| (v - c.dup_valid_in(b, |w| ftl.valid_word(w)), b.0)).min().map(|(_, b)| BlockId(b))
+        cheapest(ftl, plane, min_invalid, now, |c, b, v| v - c.dup_valid_in(b, |w| ftl.valid_word(w)))
     }
 }
 
@@ -34,7 +41,6 @@ impl VictimPolicy for DagcVictim {
         "dagc"
     }
     fn select(&mut self, ftl: &Ftl, plane: PlaneId, min_invalid: u32, now: Nanos) -> Option<BlockId> {
-        let Some(c) = &ftl.content else { return Greedy.select(ftl, plane, min_invalid, now) };
-        candidates(ftl, plane, min_invalid).map(|(b, v)| (v + c.cached_in(b), b.0)).min().map(|(_, b)| BlockId(b))
+        cheapest(ftl, plane, min_invalid, now, |c, b, v| v + c.cached_in(b))
     }
 }

@@ -30,54 +30,43 @@ use std::collections::{BTreeMap, VecDeque};
 pub(super) const SCRUB_TOKEN: u64 = super::FREE_CHANGE_TOKEN | 1 << 62;
 pub(super) const WAKE_TOKEN: u64 = super::FREE_CHANGE_TOKEN | 1 << 61;
 
-/// The scheme's counters (reported under their names, `NAMES`, once touched).
-#[derive(Clone, Copy)]
-#[repr(u8)]
-enum Ctr {
-    BloomRebuilds,
-    CagcPagesDeduplicated,
-    DagcKeptPagesDropped,
-    DagcKeptPagesMoved,
-    DagcRevalidatedWrites,
-    DeferredPages,
-    DeferredPagesWritten,
-    DeferredQueueMax,
-    DeferredWritesSuperseded,
-    FingerprintTableLookups,
-    LastCopiesRescued,
-    RescuePagesWritten,
-    ScrubControllerNs,
-    ScrubDuplicatesFound,
-    ScrubFingerprintNs,
-    ScrubPagesFingerprinted,
-    ScrubPagesRead,
-    ScrubPassesStarted,
-    SharedReads,
+/// Declares `Ctr`, the scheme's counters, each beside the name it is reported under
+/// (`Ctr::NAMES`, once touched), so the two cannot drift apart.
+macro_rules! counters {
+    ($($v:ident => $name:literal,)*) => {
+        #[derive(Clone, Copy)]
+        #[repr(u8)]
+        enum Ctr {
+            $($v,)*
+        }
+
+        impl Ctr {
+            const NAMES: &'static [&'static str] = &[$($name,)*];
+            const N: usize = Ctr::NAMES.len();
+        }
+    };
 }
 
-impl Ctr {
-    const N: usize = 19;
-    const NAMES: [&'static str; Ctr::N] = [
-        "bloom_rebuilds",
-        "cagc_pages_deduplicated",
-        "dagc_kept_pages_dropped",
-        "dagc_kept_pages_moved",
-        "dagc_revalidated_writes",
-        "deferred_pages",
-        "deferred_pages_written",
-        "deferred_queue_max",
-        "deferred_writes_superseded",
-        "fingerprint_table_lookups",
-        "last_copies_rescued",
-        "rescue_pages_written",
-        "scrub_controller_ns",
-        "scrub_duplicates_found",
-        "scrub_fingerprint_ns",
-        "scrub_pages_fingerprinted",
-        "scrub_pages_read",
-        "scrub_passes_started",
-        "shared_reads",
-    ];
+counters! {
+    BloomRebuilds => "bloom_rebuilds",
+    CagcPagesDeduplicated => "cagc_pages_deduplicated",
+    DagcKeptPagesDropped => "dagc_kept_pages_dropped",
+    DagcKeptPagesMoved => "dagc_kept_pages_moved",
+    DagcRevalidatedWrites => "dagc_revalidated_writes",
+    DeferredPages => "deferred_pages",
+    DeferredPagesWritten => "deferred_pages_written",
+    DeferredQueueMax => "deferred_queue_max",
+    DeferredWritesSuperseded => "deferred_writes_superseded",
+    FingerprintTableLookups => "fingerprint_table_lookups",
+    LastCopiesRescued => "last_copies_rescued",
+    RescuePagesWritten => "rescue_pages_written",
+    ScrubControllerNs => "scrub_controller_ns",
+    ScrubDuplicatesFound => "scrub_duplicates_found",
+    ScrubFingerprintNs => "scrub_fingerprint_ns",
+    ScrubPagesFingerprinted => "scrub_pages_fingerprinted",
+    ScrubPagesRead => "scrub_pages_read",
+    ScrubPassesStarted => "scrub_passes_started",
+    SharedReads => "shared_reads",
 }
 
 /// The engine-side state of a content-aware scheme.
