@@ -20,6 +20,44 @@
 /// "Nobody": a free resource's holder, an idle owner's port.
 const NONE: u32 = u32::MAX;
 
+/// A fixed-size set of small integers (routers or mesh links), one bit each.
+#[derive(Clone, Debug)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn zeros(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+
+    /// Every one of `0..n` in the set (bits past `n` stay clear).
+    fn ones(n: usize) -> Bits {
+        let mut b = Bits::zeros(n);
+        for i in 0..n {
+            b.set(i as u32);
+        }
+        b
+    }
+
+    #[inline]
+    fn has(&self, i: u32) -> bool {
+        self.0[(i >> 6) as usize] >> (i & 63) & 1 != 0
+    }
+
+    #[inline]
+    fn set(&mut self, i: u32) {
+        self.0[(i >> 6) as usize] |= 1 << (i & 63);
+    }
+
+    #[inline]
+    fn unset(&mut self, i: u32) {
+        self.0[(i >> 6) as usize] &= !(1 << (i & 63));
+    }
+
+    fn clear(&mut self) {
+        self.0.fill(0);
+    }
+}
+
 /// Shape of the mesh and its entry points.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MeshConfig {
@@ -152,6 +190,17 @@ impl Topo {
         self.router(row, col as u32)
     }
 
+    /// Index of the port kind (0: I/O, 1: GC) a scout of kind `entry` starts from
+    /// (`ports_of`).
+    fn kind_of_entry(&self, entry: Entry) -> usize {
+        usize::from(entry == Entry::Gc && self.gc_ports > 0)
+    }
+
+    /// Index of `port`'s kind (0: I/O, 1: GC).
+    fn kind_of_port(&self, port: u32) -> usize {
+        usize::from(port >= self.io_ports)
+    }
+
     /// Ports a scout of kind `entry` may start from. Without GC ports, GC shares the I/O
     /// ports (plain Venice does not know GC from host I/O).
     fn ports_of(&self, entry: Entry) -> std::ops::Range<u32> {
@@ -161,22 +210,16 @@ impl Topo {
         }
     }
 
-    /// Up to four neighbours of `k`, in a fixed order (up, down, left, right).
-    fn neighbours(&self, k: u32) -> ([u32; 4], usize) {
+    /// The neighbours of `k` by direction: up, down, left, right (`None` at an edge).
+    fn neighbours(&self, k: u32) -> [Option<u32>; 4] {
         let (r, c) = (self.row(k), self.col(k));
-        let mut out = [0; 4];
-        let mut n = 0;
-        let mut push = |ok: bool, row: u32, col: u32| {
-            if ok {
-                out[n] = self.router(row, col);
-                n += 1;
-            }
-        };
-        push(r > 0, r.wrapping_sub(1), c);
-        push(r + 1 < self.rows, r + 1, c);
-        push(c > 0, r, c.wrapping_sub(1));
-        push(c + 1 < self.cols, r, c + 1);
-        (out, n)
+        let at = |ok: bool, row: u32, col: u32| ok.then(|| self.router(row, col));
+        [
+            at(r > 0, r.wrapping_sub(1), c),
+            at(r + 1 < self.rows, r + 1, c),
+            at(c > 0, r, c.wrapping_sub(1)),
+            at(c + 1 < self.cols, r, c + 1),
+        ]
     }
 
     /// Every resource of a path, in order: port link, mesh links, the last router's chip link.
@@ -184,6 +227,29 @@ impl Topo {
         std::iter::once(self.port_link(port))
             .chain(routers.windows(2).map(move |w| self.link(w[0], w[1])))
             .chain(routers.last().map(move |&k| self.chip_link(k)))
+    }
+}
+
+/// A router's neighbours by direction: slots up, down, left, right (`Topo::neighbours`
+/// order), `exists` bit `i` set where slot `i` has one. An empty slot names the router
+/// itself and link 0, so it can be read like the others and masked out.
+#[derive(Copy, Clone, Debug)]
+struct Adj {
+    nb: [u32; 4],
+    link: [u32; 4],
+    exists: u8,
+}
+
+impl Adj {
+    fn of(t: &Topo, k: u32) -> Adj {
+        let mut a = Adj { nb: [k; 4], link: [0; 4], exists: 0 };
+        for (i, nb) in t.neighbours(k).into_iter().enumerate() {
+            if let Some(nb) = nb {
+                (a.nb[i], a.link[i]) = (nb, t.link(k, nb));
+                a.exists |= 1 << i;
+            }
+        }
+        a
     }
 }
 
@@ -209,8 +275,12 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
+    /// Uniform-ish in `0..n` (the remainder of one draw). A scout picks among 2-4 links:
+    /// powers of two take a mask instead of a 64-bit division (the same value).
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        let x = self.next();
+        let r = if n.is_power_of_two() { x & (n as u64 - 1) } else { x % n as u64 };
+        r as usize
     }
 }
 
@@ -234,14 +304,26 @@ pub struct Mesh {
     /// Committed paths, indexed by owner, grown on demand.
     paths: Vec<OwnerPath>,
     rng: SplitMix64,
+    /// Mesh links by state, one bit each (`holder` says the same per link): free, and held
+    /// by a low-priority owner (preemptible by a high-priority GC-bypass scout). A scout's
+    /// step tests bits instead of following each neighbour's holder to its owner's path.
+    free: Bits,
+    low: Bits,
+    /// Per port kind (`Topo::kind_of`): ports free, and ports held by low-priority owners,
+    /// so a reservation that can find no port fails without listing them.
+    ports_free: [u32; 2],
+    ports_low: [u32; 2],
     // Scratch of the current walk, kept between calls so reserve does not allocate. The
-    // stamp arrays mean "this walk" when equal to `gen`, so no clearing per walk.
+    // visit stamps mean "this walk" when equal to `gen`, so no clearing per walk; the bit
+    // sets below are a few words and are cleared.
     gen: u32,
     visit_gen: Vec<u32>,
     visits: Vec<u32>,
-    dead_gen: Vec<u32>,
-    /// Per mesh link: `gen` while the current scout holds it tentatively.
-    tent_gen: Vec<u32>,
+    /// Routers the scout may not enter: at their visit limit, or dead (backed off from:
+    /// no way on from there).
+    blocked: Bits,
+    /// Mesh links the current scout holds tentatively.
+    tent: Bits,
     /// The scout's routers, entry first.
     stack: Vec<u32>,
     /// Usable ports of the current call: (needs preemption, distance, port).
@@ -249,10 +331,10 @@ pub struct Mesh {
     /// Every port of each kind by (distance to the chip, index), per chip: `[Io, Gc]`,
     /// fixed by the topology, so a reservation filters instead of sorting.
     port_order: [Vec<Vec<(u32, u32)>>; 2],
-    /// Per router: its neighbours with the link to each (`Topo::neighbours` order), and
-    /// how many. Tabulated because a scout's every step looked them up, and computing them
-    /// took a dozen integer divisions a step (most of a mesh run's time).
-    adj: Vec<([(u32, u32); 4], u8)>,
+    /// Per router: its neighbours and the links to them. Tabulated because a scout's every
+    /// step looked them up, and computing them took a dozen integer divisions a step (most
+    /// of a mesh run's time).
+    adj: Vec<Adj>,
     /// Per router: (row, column).
     pos: Vec<(u32, u32)>,
 }
@@ -299,16 +381,7 @@ impl Mesh {
                 })
                 .collect()
         });
-        let adj = (0..routers as u32)
-            .map(|k| {
-                let (nbs, n) = topo.neighbours(k);
-                let mut out = [(0, 0); 4];
-                for (o, &nb) in out.iter_mut().zip(&nbs[..n]) {
-                    *o = (nb, topo.link(k, nb));
-                }
-                (out, n as u8)
-            })
-            .collect();
+        let adj = (0..routers as u32).map(|k| Adj::of(&topo, k)).collect();
         let pos = (0..routers as u32).map(|k| (topo.row(k), topo.col(k))).collect();
         Ok(Mesh {
             adj,
@@ -321,10 +394,14 @@ impl Mesh {
             paths: Vec::new(),
             rng: SplitMix64(cfg.seed),
             gen: 0,
+            free: Bits::ones(mesh_links as usize),
+            low: Bits::zeros(mesh_links as usize),
+            ports_free: [cfg.io_ports, cfg.gc_ports],
+            ports_low: [0, 0],
             visit_gen: vec![0; n],
             visits: vec![0; n],
-            dead_gen: vec![0; n],
-            tent_gen: vec![0; mesh_links as usize],
+            blocked: Bits::zeros(n),
+            tent: Bits::zeros(mesh_links as usize),
             stack: Vec::with_capacity(n),
             ports: Vec::with_capacity((cfg.io_ports + cfg.gc_ports) as usize),
         })
@@ -352,6 +429,11 @@ impl Mesh {
         assert!(owner != NONE, "owner id {owner} is reserved");
         assert!(chip < self.chips(), "chip {chip} outside a {}-chip mesh", self.chips());
         assert!(!self.holds(owner), "owner {owner} already holds a path");
+        // Most failed reservations find every port held: say so without listing the ports.
+        let kind = self.topo.kind_of_entry(entry);
+        if self.ports_free[kind] == 0 && !(preempt && prio == Prio::High && self.ports_low[kind] > 0) {
+            return Err(ScoutFail::NoPort);
+        }
         self.order_ports(chip, entry, prio, preempt);
         if self.ports.is_empty() {
             return Err(ScoutFail::NoPort);
@@ -386,15 +468,48 @@ impl Mesh {
         if !self.holds(owner) {
             return;
         }
-        let Mesh { topo, holder, held, paths, .. } = self;
-        let path = &mut paths[owner as usize];
-        for res in topo.path_resources(path.port, &path.routers) {
-            assert_eq!(holder[res as usize], owner, "resource {res} on owner {owner}'s path");
-            holder[res as usize] = NONE;
-            *held -= 1;
+        let t = self.topo;
+        let path = &mut self.paths[owner as usize];
+        let (port, prio) = (path.port, path.prio);
+        // Taken out and put back (cleared) to keep its capacity.
+        let mut routers = std::mem::take(&mut path.routers);
+        for res in t.path_resources(port, &routers) {
+            assert_eq!(self.holder[res as usize], owner, "resource {res} on owner {owner}'s path");
+            self.holder[res as usize] = NONE;
+            self.held -= 1;
+            self.track(res, prio, false);
         }
+        routers.clear();
+        let path = &mut self.paths[owner as usize];
+        path.routers = routers;
         path.port = NONE;
-        path.routers.clear();
+    }
+
+    /// Keep the link sets and port counters in step with `holder`: resource `res` was just
+    /// taken (`held`) or given up by an owner of priority `prio`.
+    fn track(&mut self, res: u32, prio: Prio, held: bool) {
+        let t = self.topo;
+        if res < t.chip0 {
+            if held {
+                self.free.unset(res);
+                if prio == Prio::Low {
+                    self.low.set(res);
+                }
+            } else {
+                self.free.set(res);
+                self.low.unset(res);
+            }
+        } else if res >= t.port0 {
+            let kind = t.kind_of_port(res - t.port0);
+            let low = u32::from(prio == Prio::Low);
+            if held {
+                self.ports_free[kind] -= 1;
+                self.ports_low[kind] += low;
+            } else {
+                self.ports_free[kind] += 1;
+                self.ports_low[kind] -= low;
+            }
+        }
     }
 
     pub fn holds(&self, owner: u32) -> bool {
@@ -436,6 +551,35 @@ impl Mesh {
             return Err(format!(
                 "{held} resources held, {listed} on recorded paths, count says {}",
                 self.held
+            ));
+        }
+        self.check_tracking()
+    }
+
+    /// The link sets and port counters say what `holder` and the owners' priorities say.
+    fn check_tracking(&self) -> Result<(), String> {
+        let t = self.topo;
+        let low_holder = |res: u32| {
+            let h = self.holder[res as usize];
+            h != NONE && self.paths[h as usize].prio == Prio::Low
+        };
+        for link in 0..t.chip0 {
+            let free = self.holder[link as usize] == NONE;
+            if self.free.has(link) != free || self.low.has(link) != low_holder(link) {
+                return Err(format!("mesh link {link}: free/low bits disagree with its holder"));
+            }
+        }
+        let mut free = [0u32; 2];
+        let mut low = [0u32; 2];
+        for port in 0..t.io_ports + t.gc_ports {
+            let (k, res) = (t.kind_of_port(port), t.port_link(port));
+            free[k] += u32::from(self.holder[res as usize] == NONE);
+            low[k] += u32::from(low_holder(res));
+        }
+        if free != self.ports_free || low != self.ports_low {
+            return Err(format!(
+                "port counters free {:?} low {:?}, holders say {free:?} {low:?}",
+                self.ports_free, self.ports_low
             ));
         }
         Ok(())
@@ -499,10 +643,10 @@ impl Mesh {
         if self.gen == 0 {
             // Wrapped: old stamps could collide with new ones, so clear them once.
             self.visit_gen.fill(0);
-            self.dead_gen.fill(0);
-            self.tent_gen.fill(0);
             self.gen = 1;
         }
+        self.blocked.clear();
+        self.tent.clear();
     }
 
     fn visits_of(&self, k: u32) -> u32 {
@@ -513,16 +657,16 @@ impl Mesh {
         }
     }
 
-    /// Count an arrival at `k`; returns its visits in this walk.
+    /// Count an arrival at `k`; returns its visits in this walk. A router at its limit
+    /// takes no more arrivals.
     fn arrive(&mut self, k: u32) -> u32 {
         let v = self.visits_of(k) + 1;
         self.visit_gen[k as usize] = self.gen;
         self.visits[k as usize] = v;
+        if v >= self.max_visits {
+            self.blocked.set(k);
+        }
         v
-    }
-
-    fn is_dead(&self, k: u32) -> bool {
-        self.dead_gen[k as usize] == self.gen
     }
 
     /// One scout from `entry` towards `target`. On success `stack` is the path (entry …
@@ -545,7 +689,7 @@ impl Mesh {
             let prev = if len >= 2 { self.stack[len - 2] } else { NONE };
             if let Some((next, link, misroute)) = self.next_hop(cur, prev, target, prio, preempt) {
                 debug_assert_eq!(link, self.topo.link(cur, next));
-                self.tent_gen[link as usize] = self.gen;
+                self.tent.set(link);
                 self.stack.push(next);
                 self.arrive(next);
                 t.moves += 1;
@@ -560,8 +704,8 @@ impl Mesh {
                 return false;
             }
             self.stack.pop();
-            self.tent_gen[self.topo.link(prev, cur) as usize] = 0;
-            self.dead_gen[cur as usize] = self.gen;
+            self.tent.unset(self.adj_link(prev, cur));
+            self.blocked.set(cur);
             t.moves += 1;
             t.backoffs += 1;
             moves += 1;
@@ -572,19 +716,22 @@ impl Mesh {
         }
     }
 
-    /// Manhattan distance between routers `a` and `b` (`Topo::dist`, from the table).
-    #[inline]
-    fn dist(&self, a: u32, b: u32) -> u32 {
-        let ((ra, ca), (rb, cb)) = (self.pos[a as usize], self.pos[b as usize]);
-        ra.abs_diff(rb) + ca.abs_diff(cb)
+    /// The mesh link between neighbours `a` and `b` (`Topo::link`, from the table: a
+    /// scout walled in from its chip backs off often, and `Topo::link` divides).
+    fn adj_link(&self, a: u32, b: u32) -> u32 {
+        let adj = &self.adj[a as usize];
+        let link = (0..4).find(|&i| adj.exists >> i & 1 != 0 && adj.nb[i] == b).map(|i| adj.link[i]);
+        debug_assert_eq!(link, Some(self.topo.link(a, b)));
+        link.expect("routers are neighbours")
     }
 
     /// The scout's next router from `cur`, the link to it, and whether it is a misroute.
     /// Preference (Venice's adaptive routing, with GC bypass's free-before-preempt): minimal
     /// free, minimal preemptible, misroute free, misroute preemptible; ties broken
-    /// pseudo-randomly. Links
-    /// the scout already holds, routers at their visit limit and dead routers (backed off
-    /// from in this walk: no way on from there) are out.
+    /// pseudo-randomly. Links the scout already holds, routers at their visit limit and
+    /// dead routers (backed off from in this walk: no way on from there) are out. (Inlined
+    /// into `walk`, its one caller, which runs it once per move.)
+    #[inline(always)]
     fn next_hop(
         &mut self,
         cur: u32,
@@ -593,26 +740,42 @@ impl Mesh {
         prio: Prio,
         preempt: bool,
     ) -> Option<(u32, u32, bool)> {
-        let here = self.dist(cur, target);
-        let mut cands = [[(0u32, 0u32); 4]; 4];
-        let mut counts = [0usize; 4];
-        let (nbs, n) = self.adj[cur as usize];
-        for &(nb, link) in &nbs[..usize::from(n)] {
-            if nb == prev
-                || self.tent_gen[link as usize] == self.gen
-                || self.visits_of(nb) >= self.max_visits
-                || self.is_dead(nb)
-            {
-                continue;
-            }
-            let Some(pre) = self.usable(link, prio, preempt) else { continue };
-            let class = 2 * usize::from(self.dist(nb, target) >= here) + usize::from(pre);
-            cands[class][counts[class]] = (nb, link);
-            counts[class] += 1;
+        let takeover = preempt && prio == Prio::High;
+        // A move is minimal if it brings the scout nearer: per slot (up, down, left, right),
+        // whether it does not.
+        let ((r, c), (tr, tc)) = (self.pos[cur as usize], self.pos[target as usize]);
+        let far = [tr >= r, tr <= r, tc >= c, tc <= c];
+        // Without branches per neighbour (which way a scout may go is close to random, and
+        // the mispredictions were most of a walk's time): bit `4 * class + i` says the
+        // neighbour in slot `i` is a candidate of `class` = 2 × (not minimal) + (needs
+        // preemption).
+        let adj = self.adj[cur as usize];
+        let mut packed = 0u32;
+        for i in 0..4 {
+            let (nb, link) = (adj.nb[i], adj.link[i]);
+            let free = self.free.has(link);
+            // `usable`, from the link sets; links the scout holds and blocked routers are out.
+            let ok = (adj.exists >> i & 1 != 0)
+                & (nb != prev)
+                & !self.tent.has(link)
+                & !self.blocked.has(nb)
+                & (free | (takeover & self.low.has(link)));
+            let class = 2 * u32::from(far[i]) + u32::from(!free);
+            packed |= u32::from(ok) << (4 * class + i as u32);
         }
-        let class = (0..4).find(|&c| counts[c] > 0)?;
-        let pick = if counts[class] == 1 { 0 } else { self.rng.below(counts[class]) };
-        let (nb, link) = cands[class][pick];
+        if packed == 0 {
+            return None;
+        }
+        let class = packed.trailing_zeros() / 4;
+        // The class's candidates in neighbour order; the pick-th of them.
+        let mut group = (packed >> (4 * class)) & 0xf;
+        let count = group.count_ones() as usize;
+        let pick = if count == 1 { 0 } else { self.rng.below(count) };
+        for _ in 0..pick {
+            group &= group - 1;
+        }
+        let i = group.trailing_zeros() as usize;
+        let (nb, link) = (adj.nb[i], adj.link[i]);
         Some((nb, link, class >= 2))
     }
 
@@ -642,17 +805,19 @@ impl Mesh {
             let idle = OwnerPath { port: NONE, prio: Prio::High, routers: Vec::new() };
             self.paths.resize(owner as usize + 1, idle);
         }
-        let Mesh { holder, held, paths, stack, .. } = self;
-        for res in t.path_resources(port, stack) {
-            assert_eq!(holder[res as usize], NONE, "resource {res} still held at commit");
-            holder[res as usize] = owner;
-            *held += 1;
+        let stack = std::mem::take(&mut self.stack);
+        for res in t.path_resources(port, &stack) {
+            assert_eq!(self.holder[res as usize], NONE, "resource {res} still held at commit");
+            self.holder[res as usize] = owner;
+            self.held += 1;
+            self.track(res, prio, true);
         }
-        let path = &mut paths[owner as usize];
+        let path = &mut self.paths[owner as usize];
         path.port = port;
         path.prio = prio;
         path.routers.clear();
-        path.routers.extend_from_slice(stack);
+        path.routers.extend_from_slice(&stack);
+        self.stack = stack;
         victims
     }
 }
@@ -695,6 +860,44 @@ mod tests {
 
     fn routers(m: &Mesh, owner: u32) -> Vec<(u32, u32)> {
         m.paths[owner as usize].routers.iter().map(|&k| (m.topo.row(k), m.topo.col(k))).collect()
+    }
+
+    /// The per-router table a scout steps by says what the topology says: each existing
+    /// slot is the neighbour in its direction over the link `Topo::link` names, and the
+    /// other slots are empty exactly at the edges.
+    #[test]
+    fn adjacency_table_matches_the_topology() {
+        for (rows, cols) in [(1, 1), (1, 5), (4, 1), (3, 4), (8, 8)] {
+            let m = mesh(rows, cols, 1, 0);
+            for k in 0..rows * cols {
+                let a = m.adj[k as usize];
+                let (r, c) = (k % rows, k / rows);
+                let expect = [
+                    (r > 0).then(|| at(&m, r - 1, c)),
+                    (r + 1 < rows).then(|| at(&m, r + 1, c)),
+                    (c > 0).then(|| at(&m, r, c - 1)),
+                    (c + 1 < cols).then(|| at(&m, r, c + 1)),
+                ];
+                for (i, e) in expect.into_iter().enumerate() {
+                    assert_eq!(a.exists >> i & 1 != 0, e.is_some(), "router {k} slot {i}");
+                    if let Some(nb) = e {
+                        assert_eq!((a.nb[i], a.link[i]), (nb, m.topo.link(k, nb)));
+                        assert_eq!(m.adj_link(k, nb), m.topo.link(k, nb));
+                    }
+                }
+            }
+        }
+    }
+
+    /// `below` masks for powers of two and divides otherwise: both are the draw's remainder.
+    #[test]
+    fn below_is_the_remainder_of_one_draw() {
+        let (mut a, mut b) = (SplitMix64(7), SplitMix64(7));
+        for n in [1usize, 2, 3, 4, 5, 8, 1000] {
+            for _ in 0..100 {
+                assert_eq!(a.below(n), (b.next() % n as u64) as usize);
+            }
+        }
     }
 
     #[test]
