@@ -98,7 +98,7 @@ pub fn summary_text(r: &RunReport) -> String {
     let c = &r.cost;
     let _ = writeln!(
         s,
-        "cost: {:.3} s wall ({:.3} s preconditioning), {:.0} simulated requests/s, {} events, peak RSS {:.1} MiB",
+        "cost: {:.3} s wall simulating (+ {:.3} s preconditioning before it), {:.0} simulated requests/s, {} events, peak RSS {:.1} MiB",
         c.wall_seconds,
         c.precondition_seconds,
         c.simulated_requests_per_second,

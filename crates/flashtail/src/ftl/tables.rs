@@ -17,10 +17,12 @@ const HUGE: usize = 2 << 20;
 /// Largest table given huge pages (see the module doc).
 const HUGE_MAX: usize = 256 << 20;
 
-/// Tables at least this large are filled on every core: the first write of each page of a
-/// 1 TiB device's 2 GiB of maps (a page fault, and the kernel clearing the page) was a
-/// second of its preconditioning on one core.
-const PARALLEL_FILL: usize = 64 << 20;
+/// Tables at least this large are filled on every core: the first write of each page (a
+/// page fault, and the kernel clearing the page) is most of building a device. For a 1 TiB
+/// device's 2 GiB of maps it was a second of preconditioning on one core; for the default
+/// demo device's ~140 MiB of huge pages, in a VM whose host had taken the memory back, it was
+/// 0.43-0.51 s of preconditioning on one core and is 0.28-0.32 s on two (24 Nov, 2-vCPU VM).
+const PARALLEL_FILL: usize = 4 << 20;
 
 /// A vector of `n` copies of `value`, backed by huge pages where available and worthwhile.
 pub fn filled<T: Copy + Send + Sync>(n: usize, value: T) -> Vec<T> {
