@@ -4,7 +4,7 @@
 //! What it does not do: fix disorder larger than the window (the reader clamps and counts it).
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 struct Entry<T> {
     ts: i128,
@@ -31,6 +31,9 @@ impl<T> Ord for Entry<T> {
 }
 
 pub struct Reorder<T> {
+    /// Items that came in order (each at or after the one before it): oldest first.
+    sorted: VecDeque<Entry<T>>,
+    /// Items that came earlier than an item already held.
     heap: BinaryHeap<Reverse<Entry<T>>>,
     window: usize,
     seq: u64,
@@ -39,21 +42,29 @@ pub struct Reorder<T> {
 impl<T> Reorder<T> {
     pub fn new(window: usize) -> Reorder<T> {
         Reorder {
-            heap: BinaryHeap::with_capacity(window.min(1 << 16) + 1),
+            sorted: VecDeque::with_capacity(window.min(1 << 16) + 1),
+            heap: BinaryHeap::new(),
             window,
             seq: 0,
         }
     }
 
     /// Adds an item; returns the earliest item once more than `window` are held.
+    ///
+    /// Most traces are in order or nearly: an item at or after the last one joins the end of
+    /// `sorted` in O(1), and only the rest go through the heap (a heap alone cost ~4 % of a
+    /// replay of the bundled DTRS slice). The earliest item held is the earlier of the two
+    /// fronts, so items come out exactly as from one heap.
     pub fn push(&mut self, ts: i128, item: T) -> Option<(i128, T)> {
-        self.heap.push(Reverse(Entry {
-            ts,
-            seq: self.seq,
-            item,
-        }));
+        let e = Entry { ts, seq: self.seq, item };
         self.seq += 1;
-        if self.heap.len() > self.window {
+        // `seq` grows, so an equal timestamp is also in order.
+        if self.sorted.back().is_none_or(|b| b.ts <= ts) {
+            self.sorted.push_back(e);
+        } else {
+            self.heap.push(Reverse(e));
+        }
+        if self.sorted.len() + self.heap.len() > self.window {
             self.pop()
         } else {
             None
@@ -62,7 +73,13 @@ impl<T> Reorder<T> {
 
     /// The earliest held item (used to drain at the end).
     pub fn pop(&mut self) -> Option<(i128, T)> {
-        self.heap.pop().map(|Reverse(e)| (e.ts, e.item))
+        let from_heap = match (self.sorted.front(), self.heap.peek()) {
+            (Some(s), Some(Reverse(h))) => h < s,
+            (None, Some(_)) => true,
+            (_, None) => false,
+        };
+        let e = if from_heap { self.heap.pop().map(|Reverse(e)| e) } else { self.sorted.pop_front() };
+        e.map(|e| (e.ts, e.item))
     }
 }
 
@@ -82,5 +99,31 @@ mod tests {
         }
         // 'd' (ts 1) arrives after 'b' was released: too late for a window of 2.
         assert_eq!(out, vec![(3, 'b'), (1, 'd'), (4, 'c'), (5, 'a'), (9, 'e')]);
+    }
+
+    /// The window gives out items exactly as one heap of (timestamp, arrival) would, on
+    /// inputs from sorted to shuffled, with ties.
+    #[test]
+    fn same_order_as_a_single_heap() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for window in [0usize, 1, 2, 7, 64] {
+            for disorder in [0i128, 1, 5, 1000] {
+                let items: Vec<i128> = (0..500).map(|i| i / 3 + rng.gen_range(0..=disorder)).collect();
+                let mut r = Reorder::new(window);
+                let mut heap = BinaryHeap::new();
+                let (mut got, mut want) = (Vec::new(), Vec::new());
+                for (i, &ts) in items.iter().enumerate() {
+                    got.extend(r.push(ts, i));
+                    heap.push(Reverse((ts, i)));
+                    if heap.len() > window {
+                        want.extend(heap.pop().map(|Reverse(x)| x));
+                    }
+                }
+                got.extend(std::iter::from_fn(|| r.pop()));
+                want.extend(std::iter::from_fn(|| heap.pop().map(|Reverse(x)| x)));
+                assert_eq!(got, want, "window {window}, disorder {disorder}");
+            }
+        }
     }
 }
