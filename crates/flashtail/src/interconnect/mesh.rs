@@ -751,7 +751,7 @@ impl Mesh {
         // preemption).
         let adj = self.adj[cur as usize];
         let mut packed = 0u32;
-        for i in 0..4 {
+        for (i, far) in far.into_iter().enumerate() {
             let (nb, link) = (adj.nb[i], adj.link[i]);
             let free = self.free.has(link);
             // `usable`, from the link sets; links the scout holds and blocked routers are out.
@@ -760,7 +760,7 @@ impl Mesh {
                 & !self.tent.has(link)
                 & !self.blocked.has(nb)
                 & (free | (takeover & self.low.has(link)));
-            let class = 2 * u32::from(far[i]) + u32::from(!free);
+            let class = 2 * u32::from(far) + u32::from(!free);
             packed |= u32::from(ok) << (4 * class + i as u32);
         }
         if packed == 0 {
