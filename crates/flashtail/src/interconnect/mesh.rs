@@ -90,6 +90,12 @@ pub enum Prio {
     Low,
 }
 
+/// Whether a scout of `prio` may take resources held by low-priority owners: only a
+/// high-priority scout, and only under GC bypass (`preempt`). High never preempts High.
+fn takes_over(prio: Prio, preempt: bool) -> bool {
+    preempt && prio == Prio::High
+}
+
 /// A successful reservation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reserved {
@@ -309,7 +315,7 @@ pub struct Mesh {
     /// step tests bits instead of following each neighbour's holder to its owner's path.
     free: Bits,
     low: Bits,
-    /// Per port kind (`Topo::kind_of`): ports free, and ports held by low-priority owners,
+    /// Per port kind (`Topo::kind_of_port`): ports free, and ports held by low-priority owners,
     /// so a reservation that can find no port fails without listing them.
     ports_free: [u32; 2],
     ports_low: [u32; 2],
@@ -431,7 +437,7 @@ impl Mesh {
         assert!(!self.holds(owner), "owner {owner} already holds a path");
         // Most failed reservations find every port held: say so without listing the ports.
         let kind = self.topo.kind_of_entry(entry);
-        if self.ports_free[kind] == 0 && !(preempt && prio == Prio::High && self.ports_low[kind] > 0) {
+        if self.ports_free[kind] == 0 && !(takes_over(prio, preempt) && self.ports_low[kind] > 0) {
             return Err(ScoutFail::NoPort);
         }
         self.order_ports(chip, entry, prio, preempt);
@@ -612,7 +618,7 @@ impl Mesh {
     fn usable(&self, res: u32, prio: Prio, preempt: bool) -> Option<bool> {
         match self.holder[res as usize] {
             NONE => Some(false),
-            h if preempt && prio == Prio::High && self.paths[h as usize].prio == Prio::Low => {
+            h if takes_over(prio, preempt) && self.paths[h as usize].prio == Prio::Low => {
                 Some(true)
             }
             _ => None,
@@ -740,7 +746,7 @@ impl Mesh {
         prio: Prio,
         preempt: bool,
     ) -> Option<(u32, u32, bool)> {
-        let takeover = preempt && prio == Prio::High;
+        let takeover = takes_over(prio, preempt);
         // A move is minimal if it brings the scout nearer: per slot (up, down, left, right),
         // whether it does not.
         let ((r, c), (tr, tc)) = (self.pos[cur as usize], self.pos[target as usize]);
@@ -791,7 +797,7 @@ impl Mesh {
                 continue;
             }
             assert!(
-                preempt && prio == Prio::High && self.paths[h as usize].prio == Prio::Low,
+                takes_over(prio, preempt) && self.paths[h as usize].prio == Prio::Low,
                 "scout took resource {res} from owner {h} without the right to preempt"
             );
             if !victims.contains(&h) {
