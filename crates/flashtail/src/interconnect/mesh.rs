@@ -210,8 +210,8 @@ impl Topo {
     /// Ports a scout of kind `entry` may start from. Without GC ports, GC shares the I/O
     /// ports (plain Venice does not know GC from host I/O).
     fn ports_of(&self, entry: Entry) -> std::ops::Range<u32> {
-        match entry {
-            Entry::Gc if self.gc_ports > 0 => self.io_ports..self.io_ports + self.gc_ports,
+        match self.kind_of_entry(entry) {
+            1 => self.io_ports..self.io_ports + self.gc_ports,
             _ => 0..self.io_ports,
         }
     }
@@ -441,9 +441,7 @@ impl Mesh {
             return Err(ScoutFail::NoPort);
         }
         self.order_ports(chip, entry, prio, preempt);
-        if self.ports.is_empty() {
-            return Err(ScoutFail::NoPort);
-        }
+        debug_assert!(!self.ports.is_empty(), "the port counters said a port is usable");
         // A busy chip cannot take the transfer wherever the scout comes from: fail before
         // sending scouts that could only bounce.
         if self.usable(self.topo.chip_link(chip), prio, preempt).is_none() {
