@@ -12,6 +12,14 @@
 //! scout may take over resources held by low-priority (GC write-back) paths, which are then
 //! released whole and must re-reserve later.
 //!
+//! Each scout breaks its ties with a stream of its own (the `n`-th scout of a run draws
+//! from a generator seeded by the mesh's seed and `n`), so whether an earlier scout walked
+//! changes nothing later. That lets `reserve` skip scouts that cannot succeed: when no
+//! usable link leads from any usable port's router to the chip (a bit-parallel flood fill,
+//! `Flood`), every scout would unwind, and the call fails at once with the same result.
+//! In GC-heavy Venice and GC-bypass runs nearly every failed scout was such a walk (99.8 %
+//! of them in `gc-bypass` on the default input), and they made 80 % of all scout moves.
+//!
 //! Does not model: flit-level timing or router buffering (a scout is resolved instantly at
 //! the moment of the request; the engine turns `moves`/`hops` into latency), the scout's
 //! return trip, link widths (each link is as wide as a baseline channel), or retries over
@@ -247,6 +255,13 @@ struct Adj {
 }
 
 impl Adj {
+    /// The link between neighbours `a` and `b`, from the table `adj`.
+    fn link_between(adj: &[Adj], a: u32, b: u32) -> u32 {
+        let x = &adj[a as usize];
+        let i = (0..4).find(|&i| x.exists >> i & 1 != 0 && x.nb[i] == b).expect("routers are neighbours");
+        x.link[i]
+    }
+
     fn of(t: &Topo, k: u32) -> Adj {
         let mut a = Adj { nb: [k; 4], link: [0; 4], exists: 0 };
         for (i, nb) in t.neighbours(k).into_iter().enumerate() {
@@ -273,6 +288,14 @@ struct OwnerPath {
 struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// The tie-breaking stream of the `n`-th scout of a mesh seeded with `seed`: each
+    /// scout draws from its own stream (module doc). The start state is one SplitMix64
+    /// output of a state `n` golden-ratio steps from `seed`, so nearby `n` start far apart.
+    fn stream(seed: u64, n: u64) -> SplitMix64 {
+        let mut g = SplitMix64(seed.wrapping_add(n.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+        SplitMix64(g.next())
+    }
+
     fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
@@ -298,6 +321,78 @@ struct Tally {
     backoffs: u32,
 }
 
+/// The usable mesh links as bit masks over routers, for meshes of at most 64 routers: bit
+/// `k` of a `down` mask is the link from router `k` to `k + 1` (the next row of its column),
+/// bit `k` of a `right` mask the link from `k` to `k + rows` (the next column of its row).
+/// Kept in step with `holder` by `Mesh::track`, so a flood fill over the free (or, for a
+/// scout that may preempt, free or low-priority) links is a few shifts per step.
+#[derive(Clone, Debug, Default)]
+struct Flood {
+    free_down: u64,
+    free_right: u64,
+    low_down: u64,
+    low_right: u64,
+    /// Per mesh link: (router bit it is stored at, vertical).
+    bit_of_link: Vec<(u8, bool)>,
+    /// Per port: its router's bit.
+    port_bit: Vec<u64>,
+}
+
+impl Flood {
+    fn new(t: &Topo) -> Option<Flood> {
+        if t.routers() > 64 {
+            return None;
+        }
+        let mut f = Flood { bit_of_link: vec![(0, false); t.chip0 as usize], ..Flood::default() };
+        for k in 0..t.routers() {
+            for (nb, vertical) in [(k + 1, true), (k + t.rows, false)] {
+                let neighbour = if vertical { t.row(k) + 1 < t.rows } else { t.col(k) + 1 < t.cols };
+                if neighbour {
+                    f.bit_of_link[t.link(k, nb) as usize] = (k as u8, vertical);
+                    *f.mask(false, vertical) |= 1 << k;
+                }
+            }
+        }
+        f.port_bit = (0..t.io_ports + t.gc_ports).map(|p| 1 << t.port_router(p)).collect();
+        Some(f)
+    }
+
+    fn mask(&mut self, low: bool, vertical: bool) -> &mut u64 {
+        match (low, vertical) {
+            (false, true) => &mut self.free_down,
+            (false, false) => &mut self.free_right,
+            (true, true) => &mut self.low_down,
+            (true, false) => &mut self.low_right,
+        }
+    }
+
+    /// Mesh link `link` is now free (`free`) and held by a low-priority owner (`low`).
+    fn set(&mut self, link: u32, free: bool, low: bool) {
+        let (k, vertical) = self.bit_of_link[link as usize];
+        for (is, on) in [(false, free), (true, low)] {
+            let m = self.mask(is, vertical);
+            *m = (*m & !(1 << k)) | (u64::from(on) << k);
+        }
+    }
+
+    /// The routers a scout could reach from `from` over links it may take (free, or also
+    /// low-priority ones with `takeover`), ignoring visit limits: a superset of where any
+    /// walk can go. Links are held whole, so reachability is symmetric.
+    fn reach(&self, from: u32, rows: u32, takeover: bool) -> u64 {
+        let low = if takeover { u64::MAX } else { 0 };
+        let down = self.free_down | (self.low_down & low);
+        let right = self.free_right | (self.low_right & low);
+        let mut set = 1u64 << from;
+        loop {
+            let next = set | ((set & down) << 1) | ((set >> 1) & down) | ((set & right) << rows) | ((set >> rows) & right);
+            if next == set {
+                return set;
+            }
+            set = next;
+        }
+    }
+}
+
 /// The mesh's reservation state. See the module comment.
 #[derive(Clone, Debug)]
 pub struct Mesh {
@@ -309,7 +404,14 @@ pub struct Mesh {
     held: usize,
     /// Committed paths, indexed by owner, grown on demand.
     paths: Vec<OwnerPath>,
+    /// The current scout's tie-breaking stream, and what it is made from: the mesh's seed
+    /// and the number of scouts sent before it (module doc).
     rng: SplitMix64,
+    seed: u64,
+    scouts: u64,
+    /// Link masks for skipping scouts that cannot succeed (`None` above 64 routers, or
+    /// when switched off: `set_pruning`).
+    flood: Option<Flood>,
     /// Mesh links by state, one bit each (`holder` says the same per link): free, and held
     /// by a low-priority owner (preemptible by a high-priority GC-bypass scout). A scout's
     /// step tests bits instead of following each neighbour's holder to its owner's path.
@@ -332,6 +434,8 @@ pub struct Mesh {
     tent: Bits,
     /// The scout's routers, entry first.
     stack: Vec<u32>,
+    /// Resources of the path being committed or released (`resources_into`).
+    resources: Vec<u32>,
     /// Usable ports of the current call: (needs preemption, distance, port).
     ports: Vec<(bool, u32, u32)>,
     /// Every port of each kind by (distance to the chip, index), per chip: `[Io, Gc]`,
@@ -399,6 +503,9 @@ impl Mesh {
             held: 0,
             paths: Vec::new(),
             rng: SplitMix64(cfg.seed),
+            seed: cfg.seed,
+            scouts: 0,
+            flood: Flood::new(&topo),
             gen: 0,
             free: Bits::ones(mesh_links as usize),
             low: Bits::zeros(mesh_links as usize),
@@ -409,6 +516,7 @@ impl Mesh {
             blocked: Bits::zeros(n),
             tent: Bits::zeros(mesh_links as usize),
             stack: Vec::with_capacity(n),
+            resources: Vec::with_capacity(n + 2),
             ports: Vec::with_capacity((cfg.io_ports + cfg.gc_ports) as usize),
         })
     }
@@ -420,7 +528,7 @@ impl Mesh {
 
     /// Reserve a path for `owner` from a port of kind `entry` to `chip`. On success every
     /// resource of the path is held by `owner` until `release(owner)`; on failure nothing
-    /// changes except the tie-breaking generator.
+    /// changes except the count of scouts sent (which picks the next scout's stream).
     ///
     /// Panics if `owner` already holds a path (one transfer per owner at a time) or `chip`
     /// is outside the mesh: both are engine bugs, not data errors.
@@ -447,6 +555,15 @@ impl Mesh {
         if self.usable(self.topo.chip_link(chip), prio, preempt).is_none() {
             return Err(ScoutFail::ChipBusy);
         }
+        if let Some(f) = &self.flood {
+            // Every scout would unwind (module doc): fail as they would, without walking.
+            let reach = f.reach(chip, self.topo.rows, takes_over(prio, preempt));
+            if self.ports.iter().all(|&(_, _, port)| f.port_bit[port as usize] & reach == 0) {
+                let scouts = self.ports.len() as u32;
+                self.scouts += u64::from(scouts);
+                return Err(ScoutFail::Unwound { scouts });
+            }
+        }
         let mut tally = Tally::default();
         for i in 0..self.ports.len() {
             let port = self.ports[i].2;
@@ -472,17 +589,19 @@ impl Mesh {
         if !self.holds(owner) {
             return;
         }
-        let t = self.topo;
         let path = &mut self.paths[owner as usize];
         let (port, prio) = (path.port, path.prio);
-        // Taken out and put back (cleared) to keep its capacity.
+        // Taken out and put back (cleared) to keep their capacity.
         let mut routers = std::mem::take(&mut path.routers);
-        for res in t.path_resources(port, &routers) {
+        let mut resources = std::mem::take(&mut self.resources);
+        self.resources_into(port, &routers, &mut resources);
+        for &res in &resources {
             assert_eq!(self.holder[res as usize], owner, "resource {res} on owner {owner}'s path");
             self.holder[res as usize] = NONE;
             self.held -= 1;
             self.track(res, prio, false);
         }
+        self.resources = resources;
         routers.clear();
         let path = &mut self.paths[owner as usize];
         path.routers = routers;
@@ -503,6 +622,9 @@ impl Mesh {
                 self.free.set(res);
                 self.low.unset(res);
             }
+            if let Some(f) = &mut self.flood {
+                f.set(res, !held, held && prio == Prio::Low);
+            }
         } else if res >= t.port0 {
             let kind = t.kind_of_port(res - t.port0);
             let low = u32::from(prio == Prio::Low);
@@ -514,6 +636,21 @@ impl Mesh {
                 self.ports_low[kind] -= low;
             }
         }
+    }
+
+    /// Walk every scout, also those that cannot succeed (the module doc's pruning off):
+    /// for tests that the pruning changes no result.
+    pub fn set_pruning(&mut self, on: bool) {
+        self.flood = if on { self.flood_now() } else { None };
+    }
+
+    /// Flood masks for the links' present state (`None` above 64 routers).
+    fn flood_now(&self) -> Option<Flood> {
+        let mut f = Flood::new(&self.topo)?;
+        for link in 0..self.topo.chip0 {
+            f.set(link, self.free.has(link), self.low.has(link));
+        }
+        Some(f)
     }
 
     pub fn holds(&self, owner: u32) -> bool {
@@ -571,6 +708,13 @@ impl Mesh {
             let free = self.holder[link as usize] == NONE;
             if self.free.has(link) != free || self.low.has(link) != low_holder(link) {
                 return Err(format!("mesh link {link}: free/low bits disagree with its holder"));
+            }
+        }
+        if let Some(f) = &self.flood {
+            let want = self.flood_now().expect("a flood table exists only up to 64 routers");
+            let masks = |f: &Flood| [f.free_down, f.free_right, f.low_down, f.low_right];
+            if masks(f) != masks(&want) {
+                return Err(format!("flood masks {:x?}, the link sets say {:x?}", masks(f), masks(&want)));
             }
         }
         let mut free = [0u32; 2];
@@ -676,6 +820,8 @@ impl Mesh {
     /// One scout from `entry` towards `target`. On success `stack` is the path (entry …
     /// target); on unwind the scout holds nothing (its links were only tentative).
     fn walk(&mut self, entry: u32, target: u32, prio: Prio, preempt: bool, t: &mut Tally) -> bool {
+        self.rng = SplitMix64::stream(self.seed, self.scouts);
+        self.scouts += 1;
         self.next_gen();
         self.stack.clear();
         self.stack.push(entry);
@@ -723,10 +869,20 @@ impl Mesh {
     /// The mesh link between neighbours `a` and `b` (`Topo::link`, from the table: a
     /// scout walled in from its chip backs off often, and `Topo::link` divides).
     fn adj_link(&self, a: u32, b: u32) -> u32 {
-        let adj = &self.adj[a as usize];
-        let link = (0..4).find(|&i| adj.exists >> i & 1 != 0 && adj.nb[i] == b).map(|i| adj.link[i]);
-        debug_assert_eq!(link, Some(self.topo.link(a, b)));
-        link.expect("routers are neighbours")
+        let link = Adj::link_between(&self.adj, a, b);
+        debug_assert_eq!(link, self.topo.link(a, b));
+        link
+    }
+
+    /// `Topo::path_resources` into `out`, with the mesh links from the table (commit and
+    /// release run once per transfer each; `Topo::link` divides).
+    fn resources_into(&self, port: u32, routers: &[u32], out: &mut Vec<u32>) {
+        let t = self.topo;
+        out.clear();
+        out.push(t.port_link(port));
+        out.extend(routers.windows(2).map(|w| Adj::link_between(&self.adj, w[0], w[1])));
+        out.extend(routers.last().map(|&k| t.chip_link(k)));
+        debug_assert!(out.iter().copied().eq(t.path_resources(port, routers)));
     }
 
     /// The scout's next router from `cur`, the link to it, and whether it is a misroute.
@@ -787,9 +943,10 @@ impl Mesh {
     /// its resources are released whole first (GC bypass: the preempted write-back
     /// re-reserves later) and returned, each once.
     fn commit(&mut self, owner: u32, port: u32, prio: Prio, preempt: bool) -> Vec<u32> {
-        let t = self.topo;
         let mut victims = Vec::new();
-        for res in t.path_resources(port, &self.stack) {
+        let mut resources = std::mem::take(&mut self.resources);
+        self.resources_into(port, &self.stack, &mut resources);
+        for &res in &resources {
             let h = self.holder[res as usize];
             if h == NONE {
                 continue;
@@ -810,12 +967,13 @@ impl Mesh {
             self.paths.resize(owner as usize + 1, idle);
         }
         let stack = std::mem::take(&mut self.stack);
-        for res in t.path_resources(port, &stack) {
+        for &res in &resources {
             assert_eq!(self.holder[res as usize], NONE, "resource {res} still held at commit");
             self.holder[res as usize] = owner;
             self.held += 1;
             self.track(res, prio, true);
         }
+        self.resources = resources;
         let path = &mut self.paths[owner as usize];
         path.port = port;
         path.prio = prio;
@@ -1032,6 +1190,57 @@ mod tests {
             m.reserve(1, chip, Entry::Io, Prio::High, true),
             Err(ScoutFail::Unwound { scouts: 6 })
         );
+        // No usable link reaches the chip, so the scouts were not even sent (no walk
+        // started: the walk generation did not move), yet they count as sent.
+        assert_eq!((m.gen, m.scouts), (0, 12));
+        m.set_pruning(false);
+        assert_eq!(
+            m.reserve(1, chip, Entry::Io, Prio::High, false),
+            Err(ScoutFail::Unwound { scouts: 6 })
+        );
+        assert_eq!((m.gen, m.scouts), (6, 18), "without pruning every scout walks");
+    }
+
+    /// The flood fill's reachable set is exactly the component of the usable-link graph,
+    /// found by a plain search over `usable`, on random meshes with random held paths.
+    #[test]
+    fn flood_reaches_what_a_search_over_usable_links_reaches() {
+        let mut rng = SplitMix64(5);
+        for _ in 0..300 {
+            let (rows, cols) = (1 + rng.below(8) as u32, 1 + rng.below(8) as u32);
+            let mut m = Mesh::new(&MeshConfig { seed: rng.next(), ..cfg(rows, cols, 3, 2) }).unwrap();
+            for owner in 0..rng.below(12) as u32 {
+                let prio = if rng.below(2) == 0 { Prio::Low } else { Prio::High };
+                let chip = rng.below(m.chips() as usize) as u32;
+                let _ = m.reserve(owner, chip, Entry::Io, prio, false);
+            }
+            m.check().unwrap();
+            let f = m.flood.as_ref().expect("at most 64 routers");
+            for from in 0..m.chips() {
+                for takeover in [false, true] {
+                    let mut seen = vec![false; m.chips() as usize];
+                    let mut todo = vec![from];
+                    seen[from as usize] = true;
+                    while let Some(k) = todo.pop() {
+                        for nb in m.topo.neighbours(k).into_iter().flatten() {
+                            let usable = m.usable(m.topo.link(k, nb), Prio::High, takeover).is_some();
+                            if usable && !std::mem::replace(&mut seen[nb as usize], true) {
+                                todo.push(nb);
+                            }
+                        }
+                    }
+                    let want = seen.iter().enumerate().fold(0u64, |a, (k, &s)| a | (u64::from(s) << k));
+                    assert_eq!(f.reach(from, rows, takeover), want, "{rows}×{cols} from {from}");
+                }
+            }
+        }
+    }
+
+    /// Meshes over 64 routers have no flood masks and walk every scout.
+    #[test]
+    fn large_meshes_walk_every_scout() {
+        assert!(mesh(8, 8, 1, 0).flood.is_some());
+        assert!(mesh(8, 9, 1, 0).flood.is_none());
     }
 
     #[test]
@@ -1160,7 +1369,12 @@ mod tests {
 
     /// A busy mixed sequence of reservations and releases on a 4×4 mesh.
     fn run_sequence(seed: u64) -> Outcome {
+        run_sequence_pruned(seed, true)
+    }
+
+    fn run_sequence_pruned(seed: u64, pruning: bool) -> Outcome {
         let mut m = Mesh::new(&MeshConfig { seed, ..cfg(4, 4, 4, 2) }).unwrap();
+        m.set_pruning(pruning);
         let mut ops = SplitMix64(99);
         let mut out = Vec::new();
         for _ in 0..2000 {
@@ -1178,6 +1392,20 @@ mod tests {
         }
         let paths = m.paths.iter().map(|p| (p.port, p.routers.clone())).collect();
         (out, paths)
+    }
+
+    /// Skipping the scouts that cannot succeed changes no result: the same calls give the
+    /// same answers and leave the same paths with the pruning off.
+    #[test]
+    fn pruning_changes_no_result() {
+        for seed in [1, 42, 7777] {
+            let (a, pa) = run_sequence_pruned(seed, true);
+            let (b, pb) = run_sequence_pruned(seed, false);
+            assert_eq!(a, b);
+            assert_eq!(pa, pb);
+            let pruned = a.iter().filter(|r| matches!(r, Err(ScoutFail::Unwound { .. }))).count();
+            assert!(pruned > 10, "the sequence has unwound calls to skip ({pruned})");
+        }
     }
 
     #[test]
@@ -1224,6 +1452,9 @@ mod tests {
         ) {
             let c = MeshConfig { rows, cols, io_ports, gc_ports, max_visits, seed };
             let mut m = Mesh::new(&c).unwrap();
+            // A twin that walks every scout must answer every call the same (module doc).
+            let mut twin = Mesh::new(&c).unwrap();
+            twin.set_pruning(false);
             // Model: owner → (prio, hops) of its committed path.
             let mut model: HashMap<u32, (Prio, u32)> = HashMap::new();
             for op in ops {
@@ -1231,6 +1462,7 @@ mod tests {
                 match op {
                     Op::Release { owner } => {
                         m.release(owner);
+                        twin.release(owner);
                         model.remove(&owner);
                     }
                     Op::Reserve { owner, chip, gc, low, preempt } => {
@@ -1240,7 +1472,9 @@ mod tests {
                         let chip = chip % m.chips();
                         let entry = if gc { Entry::Gc } else { Entry::Io };
                         let prio = if low { Prio::Low } else { Prio::High };
-                        match m.reserve(owner, chip, entry, prio, preempt) {
+                        let got = m.reserve(owner, chip, entry, prio, preempt);
+                        prop_assert_eq!(&got, &twin.reserve(owner, chip, entry, prio, preempt));
+                        match got {
                             Ok(r) => {
                                 prop_assert!(r.moves >= r.hops);
                                 prop_assert!(r.misroutes + r.backoffs <= r.moves);
