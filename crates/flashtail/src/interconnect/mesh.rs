@@ -336,11 +336,17 @@ struct Flood {
     bit_of_link: Vec<(u8, bool)>,
     /// Per port: its router's bit.
     port_bit: Vec<u64>,
+    /// Ports by state, bit `p` for port `p` (as the link sets for mesh links), and the
+    /// ports of each kind (`Topo::kind_of_port`).
+    port_free: u64,
+    port_low: u64,
+    kind_ports: [u64; 2],
 }
 
 impl Flood {
     fn new(t: &Topo) -> Option<Flood> {
-        if t.routers() > 64 {
+        let ports = t.io_ports + t.gc_ports;
+        if t.routers() > 64 || ports > 64 {
             return None;
         }
         let mut f = Flood { bit_of_link: vec![(0, false); t.chip0 as usize], ..Flood::default() };
@@ -353,8 +359,31 @@ impl Flood {
                 }
             }
         }
-        f.port_bit = (0..t.io_ports + t.gc_ports).map(|p| 1 << t.port_router(p)).collect();
+        f.port_bit = (0..ports).map(|p| 1 << t.port_router(p)).collect();
+        let below = |n: u32| if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        f.port_free = below(ports);
+        f.kind_ports = [below(t.io_ports), below(ports) & !below(t.io_ports)];
         Some(f)
+    }
+
+    /// Port `port` is now free (`free`) and held by a low-priority owner (`low`).
+    fn set_port(&mut self, port: u32, free: bool, low: bool) {
+        let bit = 1u64 << port;
+        self.port_free = (self.port_free & !bit) | if free { bit } else { 0 };
+        self.port_low = (self.port_low & !bit) | if low { bit } else { 0 };
+    }
+
+    /// The routers of the ports of `kind` a scout may start from (free, or also held by
+    /// low-priority owners with `takeover`).
+    fn usable_port_routers(&self, kind: usize, takeover: bool) -> u64 {
+        let low = if takeover { self.port_low } else { 0 };
+        let mut ports = (self.port_free | low) & self.kind_ports[kind];
+        let mut routers = 0;
+        while ports != 0 {
+            routers |= self.port_bit[ports.trailing_zeros() as usize];
+            ports &= ports - 1;
+        }
+        routers
     }
 
     fn mask(&mut self, low: bool, vertical: bool) -> &mut u64 {
@@ -377,19 +406,21 @@ impl Flood {
 
     /// The routers a scout could reach from `from` over links it may take (free, or also
     /// low-priority ones with `takeover`), ignoring visit limits: a superset of where any
-    /// walk can go. Links are held whole, so reachability is symmetric.
-    fn reach(&self, from: u32, rows: u32, takeover: bool) -> u64 {
+    /// walk can go. Links are held whole, so reachability is symmetric. The fill stops
+    /// early once it meets a router of `stop` (pass 0 for the whole set).
+    fn reach(&self, from: u32, rows: u32, takeover: bool, stop: u64) -> u64 {
         let low = if takeover { u64::MAX } else { 0 };
         let down = self.free_down | (self.low_down & low);
         let right = self.free_right | (self.low_right & low);
         let mut set = 1u64 << from;
-        loop {
+        while set & stop == 0 {
             let next = set | ((set & down) << 1) | ((set >> 1) & down) | ((set & right) << rows) | ((set >> rows) & right);
             if next == set {
-                return set;
+                break;
             }
             set = next;
         }
+        set
     }
 }
 
@@ -545,11 +576,10 @@ impl Mesh {
         assert!(!self.holds(owner), "owner {owner} already holds a path");
         // Most failed reservations find every port held: say so without listing the ports.
         let kind = self.topo.kind_of_entry(entry);
-        if self.ports_free[kind] == 0 && !(takes_over(prio, preempt) && self.ports_low[kind] > 0) {
+        let takeover = takes_over(prio, preempt);
+        if self.ports_free[kind] == 0 && !(takeover && self.ports_low[kind] > 0) {
             return Err(ScoutFail::NoPort);
         }
-        self.order_ports(chip, entry, prio, preempt);
-        debug_assert!(!self.ports.is_empty(), "the port counters said a port is usable");
         // A busy chip cannot take the transfer wherever the scout comes from: fail before
         // sending scouts that could only bounce.
         if self.usable(self.topo.chip_link(chip), prio, preempt).is_none() {
@@ -557,13 +587,16 @@ impl Mesh {
         }
         if let Some(f) = &self.flood {
             // Every scout would unwind (module doc): fail as they would, without walking.
-            let reach = f.reach(chip, self.topo.rows, takes_over(prio, preempt));
-            if self.ports.iter().all(|&(_, _, port)| f.port_bit[port as usize] & reach == 0) {
-                let scouts = self.ports.len() as u32;
+            // A scout leaves from each usable port, as `order_ports` would list them.
+            let starts = f.usable_port_routers(kind, takeover);
+            if f.reach(chip, self.topo.rows, takeover, starts) & starts == 0 {
+                let scouts = self.ports_free[kind] + if takeover { self.ports_low[kind] } else { 0 };
                 self.scouts += u64::from(scouts);
                 return Err(ScoutFail::Unwound { scouts });
             }
         }
+        self.order_ports(chip, entry, prio, preempt);
+        debug_assert!(!self.ports.is_empty(), "the port counters said a port is usable");
         let mut tally = Tally::default();
         for i in 0..self.ports.len() {
             let port = self.ports[i].2;
@@ -628,6 +661,9 @@ impl Mesh {
         } else if res >= t.port0 {
             let kind = t.kind_of_port(res - t.port0);
             let low = u32::from(prio == Prio::Low);
+            if let Some(f) = &mut self.flood {
+                f.set_port(res - t.port0, !held, held && prio == Prio::Low);
+            }
             if held {
                 self.ports_free[kind] -= 1;
                 self.ports_low[kind] += low;
@@ -646,9 +682,14 @@ impl Mesh {
 
     /// Flood masks for the links' present state (`None` above 64 routers).
     fn flood_now(&self) -> Option<Flood> {
-        let mut f = Flood::new(&self.topo)?;
-        for link in 0..self.topo.chip0 {
+        let t = self.topo;
+        let mut f = Flood::new(&t)?;
+        for link in 0..t.chip0 {
             f.set(link, self.free.has(link), self.low.has(link));
+        }
+        for port in 0..t.io_ports + t.gc_ports {
+            let h = self.holder[t.port_link(port) as usize];
+            f.set_port(port, h == NONE, h != NONE && self.paths[h as usize].prio == Prio::Low);
         }
         Some(f)
     }
@@ -712,7 +753,7 @@ impl Mesh {
         }
         if let Some(f) = &self.flood {
             let want = self.flood_now().expect("a flood table exists only up to 64 routers");
-            let masks = |f: &Flood| [f.free_down, f.free_right, f.low_down, f.low_right];
+            let masks = |f: &Flood| [f.free_down, f.free_right, f.low_down, f.low_right, f.port_free, f.port_low];
             if masks(f) != masks(&want) {
                 return Err(format!("flood masks {:x?}, the link sets say {:x?}", masks(f), masks(&want)));
             }
@@ -775,7 +816,8 @@ impl Mesh {
         ports.clear();
         let order = &self.port_order[usize::from(entry == Entry::Gc)][chip as usize];
         // Free ports first, then (GC bypass) those a high-priority scout may take over.
-        for want_preempt in [false, true] {
+        let passes: &[bool] = if takes_over(prio, preempt) { &[false, true] } else { &[false] };
+        for &want_preempt in passes {
             for &(d, port) in order {
                 if self.usable(self.topo.port_link(port), prio, preempt) == Some(want_preempt) {
                     ports.push((want_preempt, d, port));
@@ -1230,7 +1272,13 @@ mod tests {
                         }
                     }
                     let want = seen.iter().enumerate().fold(0u64, |a, (k, &s)| a | (u64::from(s) << k));
-                    assert_eq!(f.reach(from, rows, takeover), want, "{rows}×{cols} from {from}");
+                    assert_eq!(f.reach(from, rows, takeover, 0), want, "{rows}×{cols} from {from}");
+                    // Stopping at a router gives a set that holds it iff the whole one does.
+                    for stop in [1u64 << (from ^ 1).min(m.chips() - 1), want & want.wrapping_neg(), !want] {
+                        let part = f.reach(from, rows, takeover, stop);
+                        assert_eq!(part & stop != 0, want & stop != 0);
+                        assert_eq!(part & !want, 0);
+                    }
                 }
             }
         }

@@ -44,6 +44,8 @@ pub(super) struct MeshPaths {
     /// Transfers waiting for a path: (class, arrival sequence, unit, transaction); class 0
     /// before 1. A unit with a parked write-back may also wait for a read's transfer.
     waiters: Vec<(u8, u64, u32, u32)>,
+    /// An empty list to swap `waiters` with while they retry (`mesh_transfer_done`).
+    spare_waiters: Vec<(u8, u64, u32, u32)>,
     /// When each unit's current transfer took its path (for the time a preemption wastes).
     since: Vec<Nanos>,
     /// Whether each unit has already been counted as failing its first try this transfer.
@@ -96,6 +98,7 @@ impl MeshPaths {
             hop_ns: cfg.hop_ns,
             chip_of_unit: unit_planes.iter().map(|&p| geo.chip_of(PlaneId(p))).collect(),
             waiters: Vec::new(),
+            spare_waiters: Vec::new(),
             since: vec![Nanos::ZERO; units],
             retried: vec![false; units],
             c: MeshCounters::default(),
@@ -279,9 +282,11 @@ impl Simulation {
         if m.waiters.is_empty() {
             return;
         }
-        let mut list = std::mem::take(&mut m.waiters);
+        // The list is swapped with a spare, not taken, so neither reallocates per release.
+        let mut list = std::mem::take(&mut m.spare_waiters);
+        std::mem::swap(&mut list, &mut m.waiters);
         list.sort_unstable();
-        for (class, seq, w, t) in list {
+        for &(class, seq, w, t) in &list {
             let unit = &self.units[w as usize];
             let parked = unit.parked == Some((t, PARKED_WRITE_BACK));
             assert!(parked || unit.running == t, "a waiting transfer is running or parked");
@@ -299,5 +304,7 @@ impl Simulation {
                 self.mesh.as_mut().expect("mesh").waiters.push((class, seq, w, t));
             }
         }
+        list.clear();
+        self.mesh.as_mut().expect("mesh").spare_waiters = list;
     }
 }
