@@ -368,9 +368,8 @@ impl Flood {
 
     /// Port `port` is now free (`free`) and held by a low-priority owner (`low`).
     fn set_port(&mut self, port: u32, free: bool, low: bool) {
-        let bit = 1u64 << port;
-        self.port_free = (self.port_free & !bit) | if free { bit } else { 0 };
-        self.port_low = (self.port_low & !bit) | if low { bit } else { 0 };
+        put(&mut self.port_free, port, free);
+        put(&mut self.port_low, port, low);
     }
 
     /// The routers of the ports of `kind` a scout may start from (free, or also held by
@@ -398,10 +397,8 @@ impl Flood {
     /// Mesh link `link` is now free (`free`) and held by a low-priority owner (`low`).
     fn set(&mut self, link: u32, free: bool, low: bool) {
         let (k, vertical) = self.bit_of_link[link as usize];
-        for (is, on) in [(false, free), (true, low)] {
-            let m = self.mask(is, vertical);
-            *m = (*m & !(1 << k)) | (u64::from(on) << k);
-        }
+        put(self.mask(false, vertical), u32::from(k), free);
+        put(self.mask(true, vertical), u32::from(k), low);
     }
 
     /// The routers a scout could reach from `from` over links it may take (free, or also
@@ -422,6 +419,11 @@ impl Flood {
         }
         set
     }
+}
+
+/// Set bit `k` of `mask` to `on`.
+fn put(mask: &mut u64, k: u32, on: bool) {
+    *mask = (*mask & !(1 << k)) | (u64::from(on) << k);
 }
 
 /// The mesh's reservation state. See the module comment.
@@ -577,7 +579,8 @@ impl Mesh {
         // Most failed reservations find every port held: say so without listing the ports.
         let kind = self.topo.kind_of_entry(entry);
         let takeover = takes_over(prio, preempt);
-        if self.ports_free[kind] == 0 && !(takeover && self.ports_low[kind] > 0) {
+        let usable_ports = self.ports_free[kind] + if takeover { self.ports_low[kind] } else { 0 };
+        if usable_ports == 0 {
             return Err(ScoutFail::NoPort);
         }
         // A busy chip cannot take the transfer wherever the scout comes from: fail before
@@ -590,9 +593,8 @@ impl Mesh {
             // A scout leaves from each usable port, as `order_ports` would list them.
             let starts = f.usable_port_routers(kind, takeover);
             if f.reach(chip, self.topo.rows, takeover, starts) & starts == 0 {
-                let scouts = self.ports_free[kind] + if takeover { self.ports_low[kind] } else { 0 };
-                self.scouts += u64::from(scouts);
-                return Err(ScoutFail::Unwound { scouts });
+                self.scouts += u64::from(usable_ports);
+                return Err(ScoutFail::Unwound { scouts: usable_ports });
             }
         }
         self.order_ports(chip, entry, prio, preempt);
