@@ -267,10 +267,10 @@ impl Ftl {
                     self.prefetch_valid_word(Ppn(ahead));
                 }
                 if p != NONE && p >= VIRT {
-                    let c = p & !VIRT;
-                    let shared = self.content.as_ref().is_some_and(|ct| ct.sharers.get(&c).is_some_and(|s| s.contains(&(l as u32))));
+                    let id = p & !VIRT;
+                    let shared = self.content.as_ref().is_some_and(|ct| ct.sharers.get(&id).is_some_and(|s| s.contains(&(l as u32))));
                     if !shared {
-                        return Err((l, format!("l2p[{l}] is virtual (content {c}) but not among the content's sharers")));
+                        return Err((l, format!("l2p[{l}] is virtual (content {id}) but not among the content's sharers")));
                     }
                 } else if p != NONE {
                     if self.p2l[p as usize] != l as u32 {
@@ -474,12 +474,12 @@ mod tests {
         let total = geo.total_pages();
         let n = total / 2;
         let mut ftl = Ftl::new(&geo, n, n);
+        // Distinct pages: a prime multiplier that does not divide `total` permutes 0..total.
+        assert!(!total.is_multiple_of(1_000_003));
         let mut x = 12345u64;
         for l in 0..n {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             if x >> 62 != 0 {
-                // Distinct pages: a prime multiplier that does not divide `total` permutes 0..total.
-                assert!(!total.is_multiple_of(1_000_003));
                 ftl.map(Lpn(l), Ppn((u64::from(l) * 1_000_003 % u64::from(total)) as u32));
             }
         }
