@@ -143,7 +143,6 @@ fn phase_lookup(c: &mut Criterion) {
             version: 0,
             req: 0,
             phase: 0,
-            enq: Nanos(0),
             snap: [0; 3],
             chan_wait_start: Nanos(0),
             buffered: false,

@@ -10,7 +10,9 @@
 //! so `pop` only *reads* the top and the removal is deferred: a push that comes next
 //! overwrites the top and sifts it down once, instead of a removal (sift to the bottom and
 //! back up) plus an insertion (sift up). (Tried and measured slower: a 4-ary heap; a winner
-//! tree over the units' one-event slots, which needs log2(units) levels per update.)
+//! tree over the units' one-event slots, which needs log2(units) levels per update; a radix
+//! heap, whose keys move through a dozen buckets on their way down: 44 against 28 ns per pop
+//! and push in the micro-benchmark, +14 % instructions on the reference benchmark.)
 //!
 //! Does not do: removal or re-prioritisation of queued events (the engine recognises
 //! stale ones when they pop).

@@ -117,8 +117,6 @@ pub struct Txn {
     pub req: u32,
     /// Index of the current phase.
     pub phase: u8,
-    /// When it entered its unit's queue.
-    pub enq: Nanos,
     /// The unit's cumulative busy time per cause when this transaction was queued.
     pub snap: [u64; 3],
     /// When its current transfer started waiting for the channel.
@@ -334,7 +332,6 @@ impl Txn {
             version: 0,
             req: u32::MAX,
             phase: 0,
-            enq: Nanos::ZERO,
             snap: [0; 3],
             chan_wait_start: Nanos::ZERO,
             buffered: false,

@@ -446,10 +446,7 @@ impl Simulation {
         // Nearly every event is a unit's: test for it first instead of a `match`, which
         // compiled to an indirect jump through a table on every event.
         if ev.kind == EV_UNIT {
-            // A unit's suspended or unchained phase leaves its earlier event stale.
-            if self.units[ev.id as usize].ev_seq == seq {
-                self.phase_done(ev.id);
-            }
+            self.phase_done(ev.id, seq);
             return;
         }
         match ev.kind {
@@ -596,7 +593,14 @@ impl Simulation {
     // ----- transactions and units ----------------------------------------------------
 
     fn new_txn(&mut self, kind: TxnKind, plane: PlaneId, lpn: u32, ppn: u32, req: u32) -> u32 {
-        let t = Txn {
+        let t = self.txn_record(kind, plane, lpn, ppn, req);
+        self.store_txn(t)
+    }
+
+    /// A fresh transaction record, queued now, in its first phase.
+    #[inline]
+    fn txn_record(&self, kind: TxnKind, plane: PlaneId, lpn: u32, ppn: u32, req: u32) -> Txn {
+        Txn {
             kind,
             plane,
             lpn,
@@ -605,14 +609,18 @@ impl Simulation {
             version: 0,
             req,
             phase: 0,
-            enq: self.now,
             snap: [0; 3],
             chan_wait_start: Nanos::ZERO,
             buffered: false,
             parity: false,
             parent: NONE,
             internal: false,
-        };
+        }
+    }
+
+    /// Store transaction `t` in a free slot: its id.
+    #[inline]
+    fn store_txn(&mut self, t: Txn) -> u32 {
         if let Some(i) = self.free_txns.pop() {
             self.txns[i as usize] = t;
             i
@@ -623,10 +631,9 @@ impl Simulation {
     }
 
     fn enqueue_user(&mut self, t: u32) {
-        let u = self.unit_of_plane[self.txns[t as usize].plane.idx()];
-        let unit = &mut self.units[u as usize];
         let txn = &mut self.txns[t as usize];
-        txn.enq = self.now;
+        let u = self.unit_of_plane[txn.plane.idx()];
+        let unit = &mut self.units[u as usize];
         txn.snap = unit.cum(self.now);
         if txn.req != NO_REQ {
             self.reqs.get(txn.req).last_plane = txn.plane;
@@ -652,8 +659,12 @@ impl Simulation {
     /// transaction (cachegrind, 300k requests: −0.9 % instructions inlined).
     #[inline(always)]
     fn dispatch(&mut self, u: u32) {
-        while self.units[u as usize].running == IDLE {
-            if self.units[u as usize].parked.is_some() && self.units[u as usize].reads.is_empty() {
+        loop {
+            let unit = &self.units[u as usize];
+            if unit.running != IDLE {
+                return;
+            }
+            if unit.parked.is_some() && unit.reads.is_empty() {
                 self.resume(u);
                 return;
             }
@@ -667,11 +678,12 @@ impl Simulation {
     /// instructions.)
     #[inline(always)]
     fn pick(&mut self, u: u32) -> Option<u32> {
-        if self.units[u as usize].parked.is_some() {
+        let unit = &mut self.units[u as usize];
+        if unit.parked.is_some() {
             // Only reads run while a program or erase is suspended.
-            return self.units[u as usize].reads.pop_front();
+            return unit.reads.pop_front();
         }
-        let (first, n) = (self.units[u as usize].first_plane, self.units[u as usize].num_planes);
+        let (first, n) = (unit.first_plane, unit.num_planes);
         for p in first..first + n {
             if matches!(self.gc[p as usize].grant, Some(g) if g.mode != GcMode::Background) {
                 if let Some(t) = self.next_gc_txn(PlaneId(p)) {
@@ -737,7 +749,8 @@ impl Simulation {
         let g = &mut self.gc[plane.idx()];
         match self.ftl.next_valid_in_block(victim, g.cursor) {
             Some(src) if grant.steps > 0 => {
-                g.cursor = self.ftl.blocks.locate(src).1 + 1;
+                let cursor = self.ftl.blocks.locate(src).1 + 1;
+                g.cursor = cursor;
                 if grant.steps != u32::MAX {
                     g.grant = Some(crate::gc::Grant { steps: grant.steps - 1, ..grant });
                 }
@@ -753,7 +766,7 @@ impl Simulation {
                 let lpn = self.ftl.p2l[src.idx()];
                 // The move's completion remaps `lpn`: start fetching its map entry now.
                 self.ftl.prefetch(lpn);
-                if let Some(next) = self.ftl.next_valid_in_block(victim, self.gc[plane.idx()].cursor) {
+                if let Some(next) = self.ftl.next_valid_in_block(victim, cursor) {
                     // The next move reads its page's owner (reverse map) and, with the
                     // oracle, its page version: fetch them one move ahead (perf put half of
                     // this function's time on those misses), and the cache line after them
@@ -771,8 +784,6 @@ impl Simulation {
                     }
                 }
                 let kind = if self.scheme.copyback { TxnKind::GcCopyback } else { TxnKind::GcCopy };
-                let t = self.new_txn(kind, plane, lpn, src.0, NO_REQ);
-                self.txns[t as usize].dst = dst.0;
                 let v = self.oracle.page(src.0);
                 if self.flush.as_ref().is_some_and(|fb| fb.dirty.contains_key(&lpn)) {
                     // Newer data waits in the flush buffer: flash must hold an older version.
@@ -780,7 +791,9 @@ impl Simulation {
                 } else {
                     self.oracle.check(lpn, v, "GC read", self.now.0);
                 }
-                self.txns[t as usize].version = v;
+                // The record is complete before it is stored (one wide store, not three).
+                let t = Txn { dst: dst.0, version: v, ..self.txn_record(kind, plane, lpn, src.0, NO_REQ) };
+                let t = self.store_txn(t);
                 if took {
                     // Defer: the policy may react, but not while we are choosing work.
                     self.schedule_free_change(plane);
@@ -842,8 +855,8 @@ impl Simulation {
     /// Put a transaction on a unit and start its first phase.
     ///
     /// Reads the fields it needs one at a time instead of cloning the transaction: it was
-    /// usually just written (created, then given its GC destination and version), and a
-    /// wide copy of narrowly stored data misses store-to-load forwarding.
+    /// usually just stored (`store_txn`), and a wide copy of data still in the store buffer
+    /// can miss store-to-load forwarding.
     fn begin(&mut self, u: u32, t: u32) {
         let (kind, req) = (self.txns[t as usize].kind, self.txns[t as usize].req);
         if kind == TxnKind::Read {
@@ -926,8 +939,9 @@ impl Simulation {
     /// once per transaction, and inlined it made every phase start pay its large frame.)
     #[inline(never)]
     fn complete(&mut self, u: u32) {
-        let t = self.units[u as usize].running;
-        self.units[u as usize].vacate(self.now);
+        let unit = &mut self.units[u as usize];
+        let t = unit.running;
+        unit.vacate(self.now);
         // Field by field, not a clone: the phase byte was stored just before, and a wide
         // copy over it would miss store-to-load forwarding (see `begin`).
         let txn = {

@@ -88,7 +88,7 @@ impl Simulation {
                 }
                 let ch = self.units[u as usize].channel.idx();
                 if self.channels[ch].free_at(self.cur_key) {
-                    self.claim(u, t, i);
+                    self.claim(u, t, i, ch);
                 } else {
                     self.wait_for_channel(u, t, ch);
                 }
@@ -104,33 +104,43 @@ impl Simulation {
         }
     }
 
-    /// Unit `u` takes its channel for transfer phase `i` of transaction `t`: lay out the
-    /// chain (module doc, [`Chain`]) and queue the event that ends it.
-    fn claim(&mut self, u: u32, t: u32, i: u8) {
-        let ch = self.units[u as usize].channel.idx();
-        let txn = &self.txns[t as usize];
+    /// Unit `u` takes its channel `ch` for transfer phase `i` of transaction `t`: lay out
+    /// the chain (module doc, [`Chain`]) and queue the event that ends it.
+    ///
+    /// Each table (transaction, channel, unit) is indexed once and its entry updated through
+    /// that borrow: every index is a bounds check, and this runs for most transfers.
+    fn claim(&mut self, u: u32, t: u32, i: u8, ch: usize) {
+        let txn = &mut self.txns[t as usize];
         let gc = usize::from(txn.is_gc());
+        let c = &mut self.channels[ch];
         // With units already queued for the channel, the transfer's end hands it over: an event.
-        let plan = if self.opts.chain_transfers && self.channels[ch].waiters.is_empty() {
+        let plan = if self.opts.chain_transfers && c.waiters.is_empty() {
             txn.chain_at(i, &self.costs)
         } else {
             Chain::single(i, txn.step_at(i, &self.costs).dur)
         };
+        txn.phase = plan.end_phase;
         // Sequence numbers in layout order: the points', then the queued event's.
         let first = self.seq + 1;
-        self.seq += u64::from(plan.n);
+        self.seq += u64::from(plan.n) + 1;
+        let seq = self.seq;
         let unit = &mut self.units[u as usize];
+        let mut last = u128::MAX;
         for (k, &(off, phase)) in plan.points[..usize::from(plan.n)].iter().enumerate() {
-            unit.chain[k] = (key(self.now + off, first + k as u64), phase);
+            last = key(self.now + off, first + k as u64);
+            unit.chain[k] = (last, phase);
         }
         unit.chain_len = plan.n;
-        let c = &mut self.channels[ch];
         c.busy = true;
         c.holder = u;
-        c.free_after = if plan.lazy_free { unit.chain[usize::from(plan.n) - 1].0 } else { u128::MAX };
+        // Lazily freed: the channel is free from the last point's key on (a lazy chain has points).
+        debug_assert!(!plan.lazy_free || plan.n > 0);
+        c.free_after = if plan.lazy_free { last } else { u128::MAX };
+        let end = self.now + plan.end;
+        unit.phase_end = end;
+        unit.ev_seq = seq;
         self.c.chan_ns[gc] += plan.chained_xfer.0;
-        self.txns[t as usize].phase = plan.end_phase;
-        self.schedule_unit(u, self.now + plan.end);
+        self.push_event(end, seq, EV_UNIT, u);
     }
 
     /// Channel `ch` is busy: unit `u` (transaction `t`, in a transfer phase) queues for it.
@@ -172,32 +182,39 @@ impl Simulation {
         self.channels[ch].free_after = u128::MAX;
     }
 
-    /// Unit `u`'s event came: its current phase is over.
-    pub(super) fn phase_done(&mut self, u: u32) {
-        if self.units[u as usize].suspending {
+    /// Unit `u`'s event with sequence number `seq` came: unless a later one replaced it (a
+    /// suspended or unchained phase leaves its earlier event stale), its current phase is
+    /// over.
+    pub(super) fn phase_done(&mut self, u: u32, seq: u64) {
+        let unit = &mut self.units[u as usize];
+        if unit.ev_seq != seq {
+            return;
+        }
+        if unit.suspending {
             self.park(u);
             return;
         }
-        let unit = &mut self.units[u as usize];
         unit.chain_len = 0;
-        let t = unit.running;
-        let txn = &self.txns[t as usize];
+        let (t, ch) = (unit.running, unit.channel.idx());
+        let txn = &mut self.txns[t as usize];
         let step = txn.step(&self.costs);
-        if step.xfer && self.mesh.is_some() {
-            self.mesh_transfer_done(u, txn.is_gc(), step.dur);
-        } else if step.xfer {
-            // A transfer ended: release the channel, or hand it to the first waiter.
-            self.c.chan_ns[usize::from(txn.is_gc())] += step.dur.0;
-            let ch = self.units[u as usize].channel.idx();
-            let c = &mut self.channels[ch];
-            c.busy = false;
-            c.free_after = u128::MAX;
-            if !c.waiters.is_empty() {
-                self.hand_over(ch);
+        let next = txn.phase + 1;
+        txn.phase = next;
+        if step.xfer {
+            let gc = txn.is_gc();
+            if self.mesh.is_some() {
+                self.mesh_transfer_done(u, gc, step.dur);
+            } else {
+                // A transfer ended: release the channel, or hand it to the first waiter.
+                self.c.chan_ns[usize::from(gc)] += step.dur.0;
+                let c = &mut self.channels[ch];
+                c.busy = false;
+                c.free_after = u128::MAX;
+                if !c.waiters.is_empty() {
+                    self.hand_over(ch);
+                }
             }
         }
-        let next = self.txns[t as usize].phase + 1;
-        self.txns[t as usize].phase = next;
         self.start_phase_at(u, t, next);
     }
 
@@ -209,7 +226,7 @@ impl Simulation {
         assert!(wtxn.step(&self.costs).xfer, "a channel waiter is in a transfer phase");
         let phase = wtxn.phase;
         self.channel_waited(wt);
-        self.claim(w, wt, phase);
+        self.claim(w, wt, phase, ch);
     }
 
     /// Transaction `t`'s transfer got its channel (or mesh path) after waiting since

@@ -10,7 +10,7 @@ use super::{Simulation, Stalled};
 use crate::config::Allocation;
 use crate::ftl::{Stream, NONE};
 use crate::scheduler::txn::NO_REQ;
-use crate::scheduler::TxnKind;
+use crate::scheduler::{Txn, TxnKind};
 use crate::sim::requests::{W_BUFFER, W_FREE};
 use crate::units::{Lpn, Nanos, PlaneId};
 
@@ -122,11 +122,8 @@ impl Simulation {
         if self.content.is_some() {
             self.content_mapped(id, old, ppn.0);
         }
-        let t = self.new_txn(TxnKind::Write, plane, id, ppn.0, slot);
-        let txn = &mut self.txns[t as usize];
-        txn.version = v;
-        txn.buffered = buffered;
-        txn.parity = parity;
+        let t = Txn { version: v, buffered, parity, ..self.txn_record(TxnKind::Write, plane, id, ppn.0, slot) };
+        let t = self.store_txn(t);
         self.enqueue_user(t);
         if took {
             self.free_changed(plane);
