@@ -99,6 +99,14 @@ impl Unit {
         self.running = IDLE;
     }
 
+    /// The unit's current phase ends at `end` with the event numbered `seq` (any earlier
+    /// event of the unit is stale from now on).
+    #[inline]
+    pub fn await_event(&mut self, end: Nanos, seq: u64) {
+        self.phase_end = end;
+        self.ev_seq = seq;
+    }
+
     /// Cumulative busy time per cause up to `now`.
     #[inline]
     pub fn cum(&self, now: Nanos) -> [u64; 3] {

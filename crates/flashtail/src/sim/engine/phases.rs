@@ -49,9 +49,7 @@ impl Simulation {
     pub(super) fn schedule_unit(&mut self, u: u32, end: Nanos) {
         let seq = self.next_seq();
         self.push_event(end, seq, EV_UNIT, u);
-        let unit = &mut self.units[u as usize];
-        unit.phase_end = end;
-        unit.ev_seq = seq;
+        self.units[u as usize].await_event(end, seq);
     }
 
     /// When the phase unit `u` is in now ends, as other code sees it (`Nanos::MAX` while it
@@ -137,8 +135,7 @@ impl Simulation {
         debug_assert!(!plan.lazy_free || plan.n > 0);
         c.free_after = if plan.lazy_free { last } else { u128::MAX };
         let end = self.now + plan.end;
-        unit.phase_end = end;
-        unit.ev_seq = seq;
+        unit.await_event(end, seq);
         self.c.chan_ns[gc] += plan.chained_xfer.0;
         self.push_event(end, seq, EV_UNIT, u);
     }
@@ -175,8 +172,7 @@ impl Simulation {
         let (end, seq) = (Nanos((k >> 64) as u64), k as u64);
         self.push_event(end, seq, EV_UNIT, h);
         let unit = &mut self.units[h as usize];
-        unit.phase_end = end;
-        unit.ev_seq = seq;
+        unit.await_event(end, seq);
         unit.chain_len = 0;
         self.txns[t as usize].phase = phase;
         self.channels[ch].free_after = u128::MAX;
