@@ -390,18 +390,7 @@ impl Content {
             return 0;
         }
         let first = (b.0 * self.pages_per_block) as usize;
-        let end = first + self.pages_per_block as usize;
-        let mut n = 0;
-        let mut i = first;
-        while i < end {
-            let w = i / 64;
-            let lo = i % 64;
-            let hi = (end - w * 64).min(64);
-            let mask = if hi - lo == 64 { u64::MAX } else { ((1u64 << (hi - lo)) - 1) << lo };
-            n += (self.dup_bits[w] & valid_word(w) & mask).count_ones();
-            i = w * 64 + hi;
-        }
-        n
+        super::mapping::count_bits_in(first, self.pages_per_block as usize, |w| self.dup_bits[w] & valid_word(w))
     }
 }
 

@@ -339,12 +339,18 @@ impl Ftl {
 
 /// Set bits of `bits` in positions `start .. start + len`.
 fn count_bits(bits: &[u64], start: usize, len: usize) -> u32 {
+    count_bits_in(start, len, |w| bits[w])
+}
+
+/// Set bits in positions `start .. start + len` of a bitset whose 64-bit word `w` is
+/// `word(w)` (a bitset, or the AND of several; blocks need not be 64-page aligned).
+pub(crate) fn count_bits_in(start: usize, len: usize, word: impl Fn(usize) -> u64) -> u32 {
     let (mut i, end, mut n) = (start, start + len, 0);
     while i < end {
         let (w, off) = (i / 64, i % 64);
         let take = (64 - off).min(end - i);
         let mask = if take == 64 { u64::MAX } else { ((1u64 << take) - 1) << off };
-        n += (bits[w] & mask).count_ones();
+        n += (word(w) & mask).count_ones();
         i += take;
     }
     n

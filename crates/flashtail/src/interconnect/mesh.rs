@@ -647,10 +647,12 @@ impl Mesh {
     /// taken (`held`) or given up by an owner of priority `prio`.
     fn track(&mut self, res: u32, prio: Prio, held: bool) {
         let t = self.topo;
+        // Now held by a preemptible (low-priority) owner.
+        let low_held = held && prio == Prio::Low;
         if res < t.chip0 {
             if held {
                 self.free.unset(res);
-                if prio == Prio::Low {
+                if low_held {
                     self.low.set(res);
                 }
             } else {
@@ -658,13 +660,13 @@ impl Mesh {
                 self.low.unset(res);
             }
             if let Some(f) = &mut self.flood {
-                f.set(res, !held, held && prio == Prio::Low);
+                f.set(res, !held, low_held);
             }
         } else if res >= t.port0 {
             let kind = t.kind_of_port(res - t.port0);
             let low = u32::from(prio == Prio::Low);
             if let Some(f) = &mut self.flood {
-                f.set_port(res - t.port0, !held, held && prio == Prio::Low);
+                f.set_port(res - t.port0, !held, low_held);
             }
             if held {
                 self.ports_free[kind] -= 1;
