@@ -78,7 +78,7 @@ fn ttflash_small() -> (DeviceConfig, Vec<HostRequest>) {
     d.geometry.chips_per_channel = 2;
     d.geometry.blocks_per_plane = 64;
     d.geometry.pages_per_block = 32;
-    d.precondition = Precondition::Aged { ratio: 0.8 };
+    d.precondition = Precondition::Aged { ratio: 0.8, settle: true };
     let span = d.logical_bytes() * 7 / 8;
     (d, random_workload(12_000, span, 40, 4, 1_500_000, 11))
 }

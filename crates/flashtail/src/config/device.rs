@@ -108,8 +108,19 @@ pub enum Precondition {
     },
     /// The ttFlash artifact's SSDsim aging with ratio r: r/2 of each plane's pages invalid
     /// (the first ⌈r × pages_per_block⌉ pages of block after block), r/2 valid data,
-    /// 1 − r free.
-    Aged { ratio: f64 },
+    /// 1 − r free. With `settle` (the default), a plane that ends up below the GC soft
+    /// threshold is then collected at no time cost (greedy victims) until it is back at the
+    /// threshold, as the drive's own GC would have done while it was being filled; without
+    /// it, every such plane starts the run collecting at t = 0, a burst no workload caused.
+    Aged {
+        ratio: f64,
+        #[serde(default = "default_settle")]
+        settle: bool,
+    },
+}
+
+fn default_settle() -> bool {
+    true
 }
 
 fn default_margin() -> u32 {
@@ -168,7 +179,7 @@ impl DeviceConfig {
                     return Err(format!("precondition.fill must be in [0, 1], got {fill}"));
                 }
             }
-            Precondition::Aged { ratio } => {
+            Precondition::Aged { ratio, .. } => {
                 if !(0.0..0.98).contains(ratio) {
                     return Err(format!("precondition.ratio must be in [0, 0.98), got {ratio}"));
                 }

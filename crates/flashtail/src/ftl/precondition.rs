@@ -37,6 +37,16 @@ pub struct PreconditionSummary {
     pub invalid_pages: u64,
     pub free_blocks: u64,
     pub used_blocks: u64,
+    /// Victims an aged device collected at no time cost to reach the GC soft threshold
+    /// before the run (`precondition.settle`), and the valid pages they moved; omitted when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub settle_victims: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub settle_pages_moved: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 #[derive(Clone, Copy)]
@@ -75,7 +85,7 @@ pub fn precondition(
     let (fill, model) = match &dev.precondition {
         Precondition::None => return Ok(PreconditionSummary { model: "none".into(), free_blocks: geo.total_blocks() as u64, ..Default::default() }),
         Precondition::Steady { fill, .. } => (*fill, "steady"),
-        Precondition::Aged { ratio } => {
+        Precondition::Aged { ratio, .. } => {
             // Valid pages = r/2 of the device, parity pages (RAIN) included.
             let want = ratio / 2.0 * geo.total_pages_u64() as f64;
             (fill_for(want, ftl.logical_pages as f64, rain), "aged")
@@ -144,7 +154,7 @@ pub fn precondition(
             Precondition::Steady { free_blocks_margin, .. } => {
                 plan_steady(v, p, geo.blocks_per_plane, soft + free_blocks_margin + dev.ftl.gc_reserved_blocks)
             }
-            Precondition::Aged { ratio } => plan_aged(v, p, geo.blocks_per_plane, *ratio),
+            Precondition::Aged { ratio, .. } => plan_aged(v, p, geo.blocks_per_plane, *ratio),
             Precondition::None => unreachable!(),
         };
         let need: u64 = plan.iter().map(|b| b.valid as u64).sum();
@@ -430,7 +440,7 @@ mod tests {
         dev.geometry.chips_per_channel = 2;
         dev.geometry.blocks_per_plane = 64;
         dev.geometry.pages_per_block = 32;
-        dev.precondition = Precondition::Aged { ratio: 0.8 };
+        dev.precondition = Precondition::Aged { ratio: 0.8, settle: true };
         let geo = dev.geometry.clone();
         let rain = Rain::new(&geo, Rain::data_capacity(dev.logical_pages(), geo.channels)).unwrap();
         let mut ftl = Ftl::new(&geo, rain.data_pages, rain.data_pages + rain.stripes);
@@ -484,7 +494,7 @@ mod tests {
     #[test]
     fn aged_layout_matches_ratio() {
         let mut dev = presets::load("tiny").unwrap();
-        dev.precondition = Precondition::Aged { ratio: 0.5 };
+        dev.precondition = Precondition::Aged { ratio: 0.5, settle: true };
         let mut ftl = Ftl::new(&dev.geometry, dev.logical_pages(), dev.logical_pages());
         let geo = dev.geometry.clone();
         let s = precondition(&mut ftl, &dev, 3, &|l| geo.static_plane(Lpn(l)), None, |_, _| {}).unwrap();

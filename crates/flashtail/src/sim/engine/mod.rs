@@ -29,6 +29,7 @@ mod flush;
 mod mesh_path;
 mod phases;
 mod read_path;
+mod settle;
 mod suspend;
 mod write_path;
 
@@ -278,6 +279,9 @@ impl Simulation {
             dev,
             opts,
         };
+        // An aged device below the GC threshold is settled first (settle.rs): the content
+        // maps and the conservation baseline below describe the state the run starts from.
+        sim.settle().map_err(SimError::Device)?;
         sim.content_setup().map_err(SimError::Device)?;
         sim.programmed_at_start = sim.ftl.blocks.programmed.iter().map(|&x| x as u64).sum();
         // A preconditioned plane may already sit below the GC threshold.
@@ -1104,29 +1108,17 @@ impl Simulation {
 
     /// NoGC: reclaim victims at no time cost until the plane is back at its soft threshold.
     fn instant_reclaim(&mut self, plane: PlaneId) {
-        while self.ftl.free_blocks(plane) < self.soft {
-            let Some(v) = self.scheme.victim.select(&self.ftl, plane, 1, self.now) else { return };
-            self.ftl.blocks.state[v.idx()] = BlockState::Victim;
-            self.c.gc_runs += 1;
-            let mut cursor = 0;
-            while let Some(src) = self.ftl.next_valid_in_block(v, cursor) {
-                cursor = self.ftl.geo.page_in_block(src) + 1;
-                let Some((dst, _)) = self.ftl.allocate(plane, Stream::Gc, 0) else {
-                    self.fatal = Some(format!("plane {plane} has no free page left for (instant) GC at t={} ns", self.now.0));
-                    return;
-                };
-                let _ = self.ftl.blocks.mark_programmed(&self.ftl.geo, dst, self.now.0);
-                let ver = self.oracle.page(src.0);
-                self.oracle.copy(dst.0, ver);
-                let moved = self.ftl.remap_if_current(src, dst);
-                debug_assert!(moved);
-                self.c.gc_pages_migrated += 1;
-                self.c.gc_pages_programmed += 1;
+        match settle::reclaim_now(&mut self.ftl, &mut self.oracle, &mut *self.scheme.victim, plane, self.soft, self.now) {
+            Ok(r) => {
+                self.c.gc_runs += r.victims;
+                self.c.erases += r.victims;
+                self.c.gc_pages_migrated += r.pages_moved;
+                self.c.gc_pages_programmed += r.pages_moved;
             }
-            self.ftl.blocks.erase(&self.ftl.geo, v);
-            let first = self.ftl.geo.ppn(v, 0).0;
-            self.oracle.erase(first, self.ftl.geo.pages_per_block);
-            self.c.erases += 1;
+            Err(e) => {
+                self.fatal = Some(e);
+                return;
+            }
         }
         self.retry_stalled(plane);
     }
