@@ -80,6 +80,7 @@ fn stats_cmd(a: StatsArgs) -> anyhow::Result<()> {
     let mut reader = trace::open_trace(&file, &a.parse.trace_options())?;
     let st = stats::collect(&mut reader)?;
     let summary = reader.summary();
+    let warning = coarse_time_warning(summary.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     if a.json {
         let src: serde_json::Map<String, serde_json::Value> = summary
             .into_iter()
@@ -94,8 +95,7 @@ fn stats_cmd(a: StatsArgs) -> anyhow::Result<()> {
             println!("{k:<22} {v}");
         }
     }
-    let notes = reader.summary();
-    if let Some(w) = coarse_time_warning(notes.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+    if let Some(w) = warning {
         eprintln!("{w}");
     }
     // Throughput goes to stderr so stdout stays byte-identical between runs.

@@ -29,7 +29,7 @@ const OTHER_IDS: usize = 16;
 pub const COARSE_SAME_TIMESTAMP: u64 = 1000;
 /// Whole-second timestamps with at least this many requests per distinct time on average
 /// (and at least `COARSE_SAME_TIMESTAMP` requests in all) also mark it coarse.
-pub const COARSE_PER_SECOND_MEAN: u64 = 10;
+pub const COARSE_MEAN_PER_TIME: u64 = 10;
 
 /// Counters a trace read reports.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -355,7 +355,7 @@ pub fn read_error(
 pub fn coarse_timestamps(c: &ReadCounters) -> Option<String> {
     let whole = c.whole_seconds
         && c.requests >= COARSE_SAME_TIMESTAMP
-        && c.requests >= COARSE_PER_SECOND_MEAN * c.distinct_timestamps;
+        && c.requests >= COARSE_MEAN_PER_TIME * c.distinct_timestamps;
     if c.max_same_timestamp <= COARSE_SAME_TIMESTAMP && !whole {
         return None;
     }
