@@ -62,6 +62,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         reports.push(r.map_err(|e| anyhow::anyhow!("scheme {s}: {e}"))?);
     }
     println!("{}", format_table(&reports));
+    let notes = reports[0].workload_notes.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+    if let Some(w) = crate::trace_args::coarse_time_warning(notes) {
+        eprintln!("{w}");
+    }
     let notes = {
         let mut n: Vec<(String, String)> = reports[0].workload_notes.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         n.push(("device_source".into(), dev.source.clone()));

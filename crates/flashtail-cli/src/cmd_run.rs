@@ -38,6 +38,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         Ok(run_one(&spec, &mut *src, Some(p))?)
     })?;
     print!("{}", summary_text(&report));
+    let notes = report.workload_notes.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+    if let Some(w) = crate::trace_args::coarse_time_warning(notes) {
+        eprintln!("{w}");
+    }
     if let Some(path) = a.json {
         let mut report = report;
         if a.opts.no_cost {

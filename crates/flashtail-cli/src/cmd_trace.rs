@@ -1,10 +1,13 @@
 //! `flashtail trace ...`: inspect block traces.
 //!
 //! `trace stats FILE` prints the statistics of one trace (text or JSON) plus what the reader
-//! skipped; `trace show` prints the first requests after replay controls, to check options.
-//! Statistics logic lives in the library (`trace::stats`); this file only wires arguments.
+//! skipped; `trace show` prints the first requests after replay controls, to check options,
+//! folded into the same capacity a default `run` uses. Both take the file as a positional
+//! argument or as `--trace FILE`. Statistics logic lives in the library (`trace::stats`);
+//! this file only wires arguments.
 
-use crate::trace_args::{TraceInput, TraceParseArgs};
+use crate::sim_args::DeviceArgs;
+use crate::trace_args::{coarse_time_warning, TraceInput, TraceParseArgs};
 use flashtail::trace::{self, stats};
 use flashtail::RequestSource;
 use std::path::PathBuf;
@@ -26,7 +29,11 @@ enum Sub {
 #[derive(clap::Args)]
 struct StatsArgs {
     /// Trace file (gz/bz2/zst read transparently).
-    file: PathBuf,
+    #[arg(required_unless_present = "trace", conflicts_with = "trace")]
+    file: Option<PathBuf>,
+    /// The trace file, as `run` and `trace show` take it (same as the positional FILE).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
     #[command(flatten)]
     parse: TraceParseArgs,
     /// Print JSON instead of text.
@@ -36,17 +43,25 @@ struct StatsArgs {
 
 #[derive(clap::Args)]
 struct ShowArgs {
+    /// Trace file (same as --trace; default: the bundled DTRS slice).
+    #[arg(conflicts_with = "trace")]
+    file: Option<PathBuf>,
     #[command(flatten)]
     input: TraceInput,
+    /// Device whose host capacity and page size the replay controls use, as `run` does
+    /// with the default scheme (RAIN schemes and `compare` fold into less: use --capacity).
+    #[command(flatten)]
+    device: DeviceArgs,
     /// Number of requests to print.
     #[arg(short = 'n', long, default_value_t = 20)]
     count: usize,
-    /// Logical capacity for LBA wrap (suffixes K, M, G, T).
-    #[arg(long, default_value = "256G", value_parser = crate::trace_args::parse_bytes)]
-    capacity: u64,
-    /// Page size for alignment.
-    #[arg(long, default_value = "4K", value_parser = crate::trace_args::parse_bytes)]
-    page_size: u64,
+    /// Logical capacity for LBA wrap (suffixes K, M, G, T). Default: the device's host
+    /// capacity, the one a default `run` folds into.
+    #[arg(long, value_parser = crate::trace_args::parse_bytes)]
+    capacity: Option<u64>,
+    /// Page size for alignment. Default: the device's page size.
+    #[arg(long, value_parser = crate::trace_args::parse_bytes)]
+    page_size: Option<u64>,
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
@@ -58,9 +73,14 @@ pub fn run(a: Args) -> anyhow::Result<()> {
 
 fn stats_cmd(a: StatsArgs) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
-    let mut reader = trace::open_trace(&a.file, &a.parse.trace_options())?;
+    // clap requires exactly one of the two.
+    let Some(file) = a.file.or(a.trace) else {
+        anyhow::bail!("give the trace file (positional or --trace FILE)");
+    };
+    let mut reader = trace::open_trace(&file, &a.parse.trace_options())?;
     let st = stats::collect(&mut reader)?;
     let summary = reader.summary();
+    let warning = coarse_time_warning(summary.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     if a.json {
         let src: serde_json::Map<String, serde_json::Value> = summary
             .into_iter()
@@ -75,6 +95,9 @@ fn stats_cmd(a: StatsArgs) -> anyhow::Result<()> {
             println!("{k:<22} {v}");
         }
     }
+    if let Some(w) = warning {
+        eprintln!("{w}");
+    }
     // Throughput goes to stderr so stdout stays byte-identical between runs.
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
@@ -87,8 +110,26 @@ fn stats_cmd(a: StatsArgs) -> anyhow::Result<()> {
 }
 
 fn show_cmd(a: Box<ShowArgs>) -> anyhow::Result<()> {
-    let mut src = a.input.open(a.capacity, a.page_size)?;
+    let mut input = a.input.clone();
+    if a.file.is_some() {
+        input.trace = a.file.clone();
+    }
+    let dev = a.device.load()?;
+    let (capacity, whose) = match a.capacity {
+        Some(c) => (c, "--capacity".to_string()),
+        None => (
+            flashtail::runner::host_capacity_bytes(&dev, "base")?,
+            format!("host capacity of device {}, as `run` with the default scheme", dev.name),
+        ),
+    };
+    let page = a.page_size.unwrap_or(dev.geometry.page_size as u64);
+    let mut src = input.open(capacity, page)?;
     println!("# {}", src.describe());
+    if input.no_wrap {
+        println!("# requests beyond {capacity} bytes ({whose}) dropped (--no-wrap)");
+    } else {
+        println!("# offsets folded into {capacity} bytes ({whose})");
+    }
     println!("# arrival_ns op offset size");
     let mut shown = 0;
     while shown < a.count {

@@ -33,8 +33,9 @@ pub struct TraceParseArgs {
     /// Requests held to repair local timestamp disorder (0 disables).
     #[arg(long, default_value_t = 4096)]
     pub reorder_window: usize,
-    /// blkparse event taken as the request: Q (queued, default) or D (issued).
-    #[arg(long, default_value = "Q")]
+    /// blkparse event taken as the request: Q (queued, default), G (got request), I
+    /// (inserted), D (issued) or C (completed).
+    #[arg(long, default_value = "Q", value_parser = parse_blk_event)]
     pub blk_event: String,
 }
 
@@ -72,7 +73,8 @@ pub struct TraceInput {
     /// Address shift per loop in bytes (suffixes K, M, G, T); default: the slice's extent.
     #[arg(long, value_parser = parse_bytes)]
     pub loop_offset: Option<u64>,
-    /// Do not fold offsets beyond the logical capacity back into it.
+    /// Do not fold offsets beyond the logical capacity back into it: drop the requests that
+    /// reach beyond it instead (counted as replay_beyond_capacity in the notes).
     #[arg(long)]
     pub no_wrap: bool,
     /// Do not align offsets and sizes to the page size.
@@ -112,6 +114,33 @@ impl TraceInput {
 
 fn parse_format(s: &str) -> Result<Format, String> {
     s.parse()
+}
+
+fn parse_blk_event(s: &str) -> Result<String, String> {
+    trace::formats::blkparse::check_event(s)
+}
+
+/// One warning line when the trace's arrival times are too coarse to tell requests apart
+/// (the reader's `coarse_timestamps` note), for run, compare and `trace stats`.
+pub fn coarse_time_warning<'a>(
+    notes: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Option<String> {
+    let mut file = "the trace";
+    let mut why = None;
+    for (k, v) in notes {
+        match k {
+            "trace" => file = v,
+            "coarse_timestamps" => why = Some(v),
+            _ => {}
+        }
+    }
+    why.map(|w| {
+        format!(
+            "warning: {file}: coarse arrival times: {w}; such requests arrive together, so \
+             queueing dominates their latency (no replay option spreads them; --time-scale only \
+             stretches the gaps between distinct times)"
+        )
+    })
 }
 
 fn parse_on_error(s: &str) -> Result<OnError, String> {
@@ -232,5 +261,7 @@ mod tests {
         );
         assert_eq!(parse_time_unit("ms"), Ok(1e6));
         assert!(parse_time_unit("-1").is_err());
+        assert_eq!(parse_blk_event("c"), Ok("C".to_string()));
+        assert!(parse_blk_event("X").is_err_and(|e| e.contains("Q, G, I, D, C")));
     }
 }

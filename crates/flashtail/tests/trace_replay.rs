@@ -95,15 +95,60 @@ fn alignment_and_wrap_are_counted() {
     assert_eq!(get(&s, "replay_truncated_to_capacity"), "1");
     assert_eq!(get(&s, "replay_realigned"), "2");
     assert_eq!(get(&s, "replay_wrap_capacity_bytes"), "16384");
-    // Without wrap the offsets pass through and are counted.
+    // Without wrap, requests reaching beyond the capacity are dropped and counted (the
+    // engine would otherwise fold them); the rest pass unchanged.
     let o = ReplayOptions {
         wrap: false,
         align: false,
         ..ReplayOptions::default()
     };
-    let (out, s) = run(vec![w(0, 20 * 1024, 4096)], o, 16 * 1024, 4096);
-    assert_eq!(out, vec![(0, 20 * 1024, 4096)]);
+    let reqs = vec![
+        w(0, 20 * 1024, 4096),
+        w(1, 4096, 4096),
+        w(2, 14 * 1024, 4096),
+    ];
+    let (out, s) = run(reqs, o, 16 * 1024, 4096);
+    assert_eq!(out, vec![(1, 4096, 4096)]);
+    assert_eq!(get(&s, "replay_beyond_capacity"), "2");
+    assert_eq!(get(&s, "replay_requests"), "1");
+    assert_eq!(get(&s, "replay_wrapped"), "0");
+}
+
+#[test]
+fn no_wrap_drops_beyond_capacity_in_every_loop_and_says_why_when_empty() {
+    let o = ReplayOptions {
+        wrap: false,
+        loops: 3,
+        loop_offset: Some(8192),
+        ..ReplayOptions::default()
+    };
+    // Loop k shifts by 8 KiB: the 4 KiB request at 4 KiB fits twice in 16 KiB, not a third time.
+    let (out, s) = run(vec![w(0, 4096, 4096)], o, 16 * 1024, 4096);
+    assert_eq!(out.iter().map(|r| r.1).collect::<Vec<_>>(), vec![4096, 12288]);
     assert_eq!(get(&s, "replay_beyond_capacity"), "1");
+    let o = ReplayOptions {
+        wrap: false,
+        ..ReplayOptions::default()
+    };
+    let mut src = replay(Box::new(VecSource::new(vec![w(0, 1 << 20, 4096)])), &o, 16 * 1024, 4096);
+    assert_eq!(src.next_request().unwrap(), None);
+    assert_eq!(
+        src.empty_reason().as_deref(),
+        Some(
+            "every request reaches beyond the logical capacity (16384 bytes) and --no-wrap \
+             drops such requests (1 dropped)"
+        )
+    );
+    let o = ReplayOptions {
+        start_s: Some(5.0),
+        ..ReplayOptions::default()
+    };
+    let mut src = replay(Box::new(VecSource::new(vec![w(0, 0, 4096), w(1, 0, 4096)])), &o, BIG, 4096);
+    assert_eq!(src.next_request().unwrap(), None);
+    assert_eq!(
+        src.empty_reason().as_deref(),
+        Some("no request in --window 5: (2 requests before its start)")
+    );
 }
 
 #[test]

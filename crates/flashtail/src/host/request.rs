@@ -60,6 +60,12 @@ pub trait RequestSource {
     fn summary(&self) -> Vec<(String, String)> {
         Vec::new()
     }
+    /// When the source yielded no request at all: why, in one short line ("volume 9 has no
+    /// requests; volumes present: 0, 1"). `None` when it has no better words than "no
+    /// requests".
+    fn empty_reason(&self) -> Option<String> {
+        None
+    }
 }
 
 /// An in-memory source, for tests and small experiments.
@@ -91,5 +97,8 @@ impl<T: RequestSource + ?Sized> RequestSource for Box<T> {
     }
     fn summary(&self) -> Vec<(String, String)> {
         (**self).summary()
+    }
+    fn empty_reason(&self) -> Option<String> {
+        (**self).empty_reason()
     }
 }

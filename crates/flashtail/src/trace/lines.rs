@@ -47,6 +47,12 @@ impl LineReader {
         Ok(out)
     }
 
+    /// Lines read from the stream so far, the ones peeked ahead included (for "the stream
+    /// broke after line N" messages).
+    pub fn lines_read(&self) -> u64 {
+        self.line_no + self.pending.len() as u64
+    }
+
     /// Advances to the next line; `Ok(false)` at the end of the stream.
     pub fn next_line(&mut self) -> io::Result<bool> {
         if let Some((l, over)) = self.pending.pop_front() {

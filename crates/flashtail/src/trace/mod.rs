@@ -57,7 +57,8 @@ pub struct TraceOptions {
     /// Nanoseconds per unit of the time column, overriding the format's default (useful for
     /// the ASCII formats whose published files use different units).
     pub time_unit_ns: Option<f64>,
-    /// blkparse event taken as the request (`Q` or `D`).
+    /// blkparse event taken as the request: one of `formats::blkparse::EVENTS` (`Q` queued,
+    /// `D` issued, `C` completed, ...), any case; another value is an option error.
     pub blk_event: String,
 }
 
@@ -115,6 +116,7 @@ pub fn reader_from(
     if opts.volume_stride == Some(0) {
         return Err(TraceError::Option("volume stride must be > 0".into()));
     }
+    let blk_event = formats::blkparse::check_event(&opts.blk_event).map_err(TraceError::Option)?;
     let io = |e| TraceError::Io {
         file: name.to_string(),
         error: e,
@@ -124,8 +126,10 @@ pub fn reader_from(
     let format = match opts.format {
         Some(f) => f,
         None => {
-            let head = lines.peek_lines(detect::DETECT_LINES).map_err(io)?;
-            detect::detect(name, &head, &opts.blk_event).ok_or_else(|| TraceError::Format {
+            let head = lines
+                .peek_lines(detect::DETECT_LINES)
+                .map_err(|e| reader::read_error(name, compression, lines.lines_read(), e))?;
+            detect::detect(name, &head, &blk_event).ok_or_else(|| TraceError::Format {
                 file: name.to_string(),
                 message: format!(
                     "cannot detect the trace format from the first {} lines; use --format ({})",
@@ -139,7 +143,7 @@ pub fn reader_from(
         name: name.to_string(),
         format,
         compression,
-        parser: format.parser(opts.time_unit_ns, &opts.blk_event),
+        parser: format.parser(opts.time_unit_ns, &blk_event),
         on_error: opts.on_error,
         volume: opts.volume.clone(),
         stride: opts.volume_stride,

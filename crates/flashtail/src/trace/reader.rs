@@ -16,13 +16,20 @@ use super::reorder::Reorder;
 use super::VolumeSelect;
 use crate::host::{HostRequest, RequestSource, SourceError};
 use crate::units::Nanos;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// How many skipped line numbers the summary lists (the counts are always complete).
 const SAMPLE_LINES: usize = 10;
 /// Unparseable lines after binary junk, before the first record and within this many
 /// lines are a preamble.
 pub const PREAMBLE_LINES: u64 = 64;
+/// Distinct unselected volume ids remembered for the "volume X has no requests" message.
+const OTHER_IDS: usize = 16;
+/// More requests than this on one timestamp mark the trace's clock as coarse.
+pub const COARSE_SAME_TIMESTAMP: u64 = 1000;
+/// Whole-second timestamps with at least this many requests per distinct time on average
+/// (and at least `COARSE_SAME_TIMESTAMP` requests in all) also mark it coarse.
+pub const COARSE_MEAN_PER_TIME: u64 = 10;
 
 /// Counters a trace read reports.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -43,6 +50,12 @@ pub struct ReadCounters {
     pub clamped: u64,
     /// First skipped lines: (line number, reason).
     pub sample: Vec<(u64, String)>,
+    /// Most requests released with one same timestamp (after clamping).
+    pub max_same_timestamp: u64,
+    /// Distinct timestamps released.
+    pub distinct_timestamps: u64,
+    /// Every released timestamp is a whole second on the trace clock.
+    pub whole_seconds: bool,
 }
 
 pub struct TraceReader {
@@ -63,6 +76,10 @@ pub struct TraceReader {
     /// Records parsed so far (before volume filter and reorder).
     parsed: u64,
     failed: Option<SourceError>,
+    /// Volumes seen but not selected (the first `OTHER_IDS`), for the empty-input message.
+    other_ids: BTreeSet<u64>,
+    /// Requests released so far on the current timestamp.
+    same_run: u64,
     pub counters: ReadCounters,
 }
 
@@ -96,7 +113,12 @@ impl TraceReader {
             eof: false,
             parsed: 0,
             failed: None,
-            counters: ReadCounters::default(),
+            other_ids: BTreeSet::new(),
+            same_run: 0,
+            counters: ReadCounters {
+                whole_seconds: true,
+                ..ReadCounters::default()
+            },
         }
     }
 
@@ -136,6 +158,9 @@ impl TraceReader {
                 Some(i) => i as u64,
                 None => {
                     self.counters.other_volume += 1;
+                    if self.other_ids.len() < OTHER_IDS {
+                        self.other_ids.insert(r.volume);
+                    }
                     return Ok(None);
                 }
             },
@@ -159,9 +184,8 @@ impl TraceReader {
     /// Reads lines until one yields a record (or the stream ends).
     fn read_record(&mut self) -> Result<Option<RawRecord>, TraceError> {
         loop {
-            let more = self.lines.next_line().map_err(|e| TraceError::Io {
-                file: self.name.clone(),
-                error: e,
+            let more = self.lines.next_line().map_err(|e| {
+                read_error(&self.name, self.compression, self.lines.lines_read(), e)
             })?;
             if !more {
                 return Ok(None);
@@ -187,10 +211,20 @@ impl TraceReader {
                 *self.counters.junk.entry("blank").or_insert(0) += 1;
                 return Ok(None);
             }
-            LineKind::HeaderLike => {
+            // Headers and comments come before the data. After the first record a line that
+            // looks like a header is far more likely a damaged record (a mangled timestamp),
+            // so it goes to the parser like any line: an error under `--on-error stop`, a
+            // counted bad record under `skip` (blkparse's own summary section parses as a
+            // non-request). Only an explicit `#` comment is still skipped there.
+            LineKind::HeaderLike if self.parsed == 0 => {
                 self.junk("header-like");
                 return Ok(None);
             }
+            LineKind::HeaderLike if is_comment(line) => {
+                self.junk("comment");
+                return Ok(None);
+            }
+            LineKind::HeaderLike => (line, false),
             LineKind::NonText { tail } => (tail, true),
             LineKind::Text => (line, false),
         };
@@ -260,6 +294,14 @@ impl TraceReader {
         } else {
             ts
         };
+        if ts == self.last && self.counters.requests > 0 {
+            self.same_run += 1;
+        } else {
+            self.same_run = 1;
+            self.counters.distinct_timestamps += 1;
+            self.counters.whole_seconds &= ts % 1_000_000_000 == 0;
+        }
+        self.counters.max_same_timestamp = self.counters.max_same_timestamp.max(self.same_run);
         self.last = ts;
         self.counters.requests += 1;
         let arrival = Nanos(u64::try_from(ts - base).unwrap_or(u64::MAX));
@@ -272,6 +314,65 @@ impl TraceReader {
         }
         req
     }
+}
+
+/// A read error, saying how far the reading got. A compressed stream that ends early is
+/// almost always a truncated file (an interrupted download or copy), and the decoders'
+/// own words ("incomplete deflate stream", "incomplete frame") do not say so.
+pub fn read_error(
+    name: &str,
+    compression: Compression,
+    lines_read: u64,
+    e: std::io::Error,
+) -> TraceError {
+    let what = match (compression, e.kind()) {
+        (Compression::None, _) => {
+            return TraceError::Io {
+                file: name.to_string(),
+                error: e,
+            }
+        }
+        (c, std::io::ErrorKind::UnexpectedEof) => format!(
+            "compressed ({}) stream ends early (truncated file?)",
+            c.name()
+        ),
+        (c, _) => format!("compressed ({}) data is corrupt: {e}", c.name()),
+    };
+    let at = if lines_read == 0 {
+        "before the first complete line".to_string()
+    } else {
+        format!("after line {lines_read}")
+    };
+    TraceError::Format {
+        file: name.to_string(),
+        message: format!("{at}: {what}"),
+    }
+}
+
+/// Why a trace's arrival times are too coarse to tell its requests apart, if they are:
+/// many requests on one timestamp (1-second traces such as Tencent CBS put tens of thousands
+/// on each), so the simulator submits them as one burst.
+pub fn coarse_timestamps(c: &ReadCounters) -> Option<String> {
+    let whole = c.whole_seconds
+        && c.requests >= COARSE_SAME_TIMESTAMP
+        && c.requests >= COARSE_MEAN_PER_TIME * c.distinct_timestamps;
+    if c.max_same_timestamp <= COARSE_SAME_TIMESTAMP && !whole {
+        return None;
+    }
+    let mut s = format!(
+        "up to {} requests share one timestamp ({} requests on {} distinct times",
+        c.max_same_timestamp, c.requests, c.distinct_timestamps
+    );
+    if c.whole_seconds {
+        s.push_str(", all whole seconds");
+    }
+    s.push(')');
+    Some(s)
+}
+
+/// A `#` comment line (after optional leading blanks).
+fn is_comment(line: &[u8]) -> bool {
+    line.iter().find(|b| **b != b' ' && **b != b'\t') == Some(&b'#')
 }
 
 impl RequestSource for TraceReader {
@@ -299,6 +400,43 @@ impl RequestSource for TraceReader {
 
     fn describe(&self) -> String {
         format!("{} ({} trace)", self.name, self.format)
+    }
+
+    fn empty_reason(&self) -> Option<String> {
+        let c = &self.counters;
+        if c.requests > 0 {
+            return None;
+        }
+        let show = |v: u64| match self.format {
+            // The ids these formats build from MAJOR,MINOR, as --volume takes them.
+            Format::Blkparse | Format::Fiu => format!("{}:{}", v >> 20, v & 0xF_FFFF),
+            _ => v.to_string(),
+        };
+        if c.lines == 0 {
+            return Some("the trace is empty (0 lines)".to_string());
+        }
+        if let VolumeSelect::Only(list) = &self.volume {
+            if c.other_volume > 0 {
+                let want: Vec<String> = list.iter().map(|v| show(*v)).collect();
+                let mut seen: Vec<String> = self.other_ids.iter().map(|v| show(*v)).collect();
+                if self.other_ids.len() == OTHER_IDS {
+                    seen.push("...".to_string());
+                }
+                let (noun, verb) = if list.len() == 1 { ("volume", "has") } else { ("volumes", "have") };
+                return Some(format!(
+                    "{noun} {} {verb} no requests; volumes present: {}",
+                    want.join(", "),
+                    seen.join(", ")
+                ));
+            }
+        }
+        if c.zero_size > 0 && self.parsed == c.zero_size {
+            return Some(format!("no requests: all {} records have size 0", c.zero_size));
+        }
+        Some(format!(
+            "no requests: every line was skipped ({} lines; the counts below say why)",
+            c.lines
+        ))
     }
 
     fn summary(&self) -> Vec<(String, String)> {
@@ -348,6 +486,10 @@ impl RequestSource for TraceReader {
         if !c.sample.is_empty() {
             let s: Vec<String> = c.sample.iter().map(|(l, r)| format!("{l} ({r})")).collect();
             v.push(("skipped_lines".to_string(), s.join("; ")));
+        }
+        // Only when it applies, so the notes of ordinary traces do not change.
+        if let Some(why) = coarse_timestamps(c) {
+            v.push(("coarse_timestamps".to_string(), why));
         }
         v
     }

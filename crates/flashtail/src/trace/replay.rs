@@ -3,6 +3,9 @@
 //!
 //! Order per request: window filter (trace seconds, start inclusive, end exclusive) → shift so
 //! the window starts at 0 → loop shift in time and address → time scale → alignment → wrap.
+//! Without wrap, a request reaching beyond the logical capacity is dropped and counted: the
+//! device has no such address, and folding it anyway (as the engine would) is what
+//! `--no-wrap` asks not to do.
 //! Loops replay the windowed slice again: loop k starts one slice period after loop k-1
 //! (period = the slice's last arrival + its mean inter-arrival gap, so the seam looks like an
 //! ordinary gap) and is moved by k × loop offset bytes so loops do not simply overwrite the
@@ -26,7 +29,8 @@ pub struct ReplayOptions {
     /// Address shift per loop in bytes; `None`: the slice's highest end offset rounded up to
     /// a page, so loop k occupies fresh addresses (before wrapping).
     pub loop_offset: Option<u64>,
-    /// Fold offsets into the logical capacity (else pass them through and count them).
+    /// Fold offsets into the logical capacity (else drop the requests that reach beyond it
+    /// and count them).
     pub wrap: bool,
     /// Round offsets down and ends up to the page size.
     pub align: bool,
@@ -53,7 +57,10 @@ pub struct ReplayCounters {
     pub wrapped: u64,
     pub truncated: u64,
     pub realigned: u64,
+    /// Requests dropped without wrap because they reach beyond the capacity.
     pub beyond_capacity: u64,
+    /// Requests taken from the source (before the window), to tell why none came out.
+    pub pulled: u64,
 }
 
 pub struct Replay<S: RequestSource> {
@@ -110,6 +117,7 @@ impl<S: RequestSource> Replay<S> {
             let Some(mut r) = self.src.next_request()? else {
                 return Ok(None);
             };
+            self.counters.pulled += 1;
             if r.arrival.0 < start {
                 self.counters.before_window += 1;
                 continue;
@@ -128,8 +136,9 @@ impl<S: RequestSource> Replay<S> {
             .unwrap_or_else(|| self.max_end.div_ceil(self.page) * self.page)
     }
 
-    /// Applies loop shift, scale, alignment and wrap.
-    fn shape(&mut self, mut r: HostRequest, k: u32) -> HostRequest {
+    /// Applies loop shift, scale, alignment and wrap; `None` when the request is dropped
+    /// (beyond the capacity without wrap).
+    fn shape(&mut self, mut r: HostRequest, k: u32) -> Option<HostRequest> {
         let t = r
             .arrival
             .0
@@ -170,16 +179,17 @@ impl<S: RequestSource> Replay<S> {
                 }
             } else {
                 self.counters.beyond_capacity += 1;
+                return None;
             }
         }
         self.counters.emitted += 1;
-        r
+        Some(r)
     }
 }
 
 impl<S: RequestSource> RequestSource for Replay<S> {
     fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
-        if !self.first_pass_done {
+        while !self.first_pass_done {
             match self.next_in_window()? {
                 Some(r) => {
                     self.max_end = self.max_end.max(r.offset.saturating_add(r.size));
@@ -187,7 +197,9 @@ impl<S: RequestSource> RequestSource for Replay<S> {
                     if self.opts.loops > 1 {
                         self.slice.push(r.clone());
                     }
-                    return Ok(Some(self.shape(r, 0)));
+                    if let Some(r) = self.shape(r, 0) {
+                        return Ok(Some(r));
+                    }
                 }
                 None => {
                     self.first_pass_done = true;
@@ -207,7 +219,10 @@ impl<S: RequestSource> RequestSource for Replay<S> {
             if self.pos < self.slice.len() {
                 let r = self.slice[self.pos].clone();
                 self.pos += 1;
-                return Ok(Some(self.shape(r, self.loop_k)));
+                if let Some(r) = self.shape(r, self.loop_k) {
+                    return Ok(Some(r));
+                }
+                continue;
             }
             self.loop_k += 1;
             self.pos = 0;
@@ -217,6 +232,31 @@ impl<S: RequestSource> RequestSource for Replay<S> {
 
     fn describe(&self) -> String {
         self.src.describe()
+    }
+
+    fn empty_reason(&self) -> Option<String> {
+        let c = &self.counters;
+        if c.emitted > 0 {
+            None
+        } else if c.pulled == 0 {
+            self.src.empty_reason()
+        } else if c.beyond_capacity > 0 {
+            Some(format!(
+                "every request reaches beyond the logical capacity ({} bytes) and --no-wrap \
+                 drops such requests ({} dropped)",
+                self.capacity, c.beyond_capacity
+            ))
+        } else {
+            // The source had requests and none was dropped: the window held none of them.
+            let o = &self.opts;
+            let win = |x: Option<f64>| x.map_or(String::new(), |s| format!("{s}"));
+            Some(format!(
+                "no request in --window {}:{} ({} requests before its start)",
+                win(o.start_s),
+                win(o.end_s),
+                c.before_window
+            ))
+        }
     }
 
     fn summary(&self) -> Vec<(String, String)> {

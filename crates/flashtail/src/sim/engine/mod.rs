@@ -339,8 +339,14 @@ impl Simulation {
             }
         }
         if self.c.requests_submitted == 0 {
-            let notes: Vec<String> = src.summary().into_iter().map(|(k, v)| format!("{k}: {v}")).collect();
-            return Err(SimError::Empty(format!("{} yielded no requests ({})", src.describe(), notes.join("; "))));
+            // A short first line saying why, then the source's notes one per line: two dozen
+            // notes on one line hid the one that mattered.
+            let why = src.empty_reason().unwrap_or_else(|| "the workload yielded no requests".to_string());
+            let mut msg = format!("{why}\n  workload: {}", src.describe());
+            for (k, v) in src.summary() {
+                msg.push_str(&format!("\n    {k}: {v}"));
+            }
+            return Err(SimError::Empty(msg));
         }
         if self.reqs.live > 0 || self.stalled.iter().any(|s| !s.is_empty()) || !self.buffer_wait.is_empty() {
             return Err(SimError::Stalled(format!(

@@ -12,6 +12,24 @@ use super::super::fields::{fields, mul, split_ws, time_ns, uint};
 use super::super::record::{LineParser, Parsed, RawRecord};
 use crate::host::Op;
 
+/// The events that can stand for a request: each happens once per request and carries its
+/// sector range (Q queued, G got a request struct, I inserted, D issued, C completed).
+/// Merges (M, F), remaps (A), plugs and messages do not.
+pub const EVENTS: [&str; 5] = ["Q", "G", "I", "D", "C"];
+
+/// The event name in upper case, or an error naming the allowed ones.
+pub fn check_event(s: &str) -> Result<String, String> {
+    let up = s.trim().to_ascii_uppercase();
+    if EVENTS.contains(&up.as_str()) {
+        Ok(up)
+    } else {
+        Err(format!(
+            "unknown blkparse event '{s}' (allowed: {}: queued, got request, inserted, issued, completed)",
+            EVENTS.join(", ")
+        ))
+    }
+}
+
 pub struct Blkparse {
     /// The action letter(s) taken as requests, e.g. `Q` or `D`.
     pub event: String,
@@ -22,6 +40,18 @@ fn device(f: &[u8]) -> Option<(u64, u64)> {
     let major = uint(&f[..comma], "device").ok()?;
     let minor = uint(&f[comma + 1..], "device").ok()?;
     Some((major, minor))
+}
+
+/// True when the fields after rwbs are those of an event with no data: an optional sector,
+/// then one or more bracketed items (`[0]`, `[flush-8:16]`) and nothing else. A line cut
+/// short after its sector has no bracket and stays an error.
+fn without_range(rest: &[&[u8]], n: usize) -> bool {
+    let rest = match rest {
+        [s, tail @ ..] if uint(s, "sector").is_ok() => tail,
+        _ => rest,
+    };
+    let bracketed = |t: &&[u8]| t.first() == Some(&b'[') && t.last() == Some(&b']');
+    n <= 10 && !rest.is_empty() && rest.iter().all(bracketed)
 }
 
 impl LineParser for Blkparse {
@@ -53,8 +83,9 @@ impl LineParser for Blkparse {
             return Ok(Parsed::NotRequest("flush or barrier without data"));
         };
         if n < 10 || f[8] != b"+" {
-            if rwbs.contains(&b'F') {
-                // A flush (F, FWS, ...) carries no sector range.
+            if rwbs.contains(&b'F') || without_range(&f[7..n.min(f.len())], n) {
+                // A flush (F, FWS, ...) carries no sector range; nor does the completion of
+                // one, printed as `C WS 1950885322 [0]` (sector, then the error code).
                 return Ok(Parsed::NotRequest("flush or barrier without data"));
             }
             return Err(FieldError::new(
@@ -103,5 +134,33 @@ mod tests {
         );
         let fl = q.parse(b"  8,16   2    5     9.3  16766  Q  FWS [flush-8:16]");
         assert_eq!(fl, Ok(Parsed::NotRequest("flush or barrier without data")));
+    }
+
+    #[test]
+    fn completions_without_a_sector_range_are_not_requests() {
+        let c = Blkparse { event: "C".into() };
+        // Line 804 of the shared Hadoop slice: a flush completion (sector, error code).
+        let fl = c.parse(b"  8,16   5      324     3.832956675     0  C  WS 1950885322 [0]");
+        assert_eq!(fl, Ok(Parsed::NotRequest("flush or barrier without data")));
+        let p = c.parse(b"  8,16   5      325     3.832957000     0  C   W 1950885322 + 8 [0]");
+        assert!(matches!(p, Ok(Parsed::Record(RawRecord { size: 4096, .. }))), "{p:?}");
+        // Cut short after the sector, or a range without its size: still errors.
+        for (bad, field) in [
+            (&b"  8,16   5  1  3.8  0  C  WS 1950885322"[..], "sector"),
+            (b"  8,16   5  1  3.8  0  C  WS 1950885322 junk [0]", "sector"),
+            (b"  8,16   5  1  3.8  0  C  WS 1950885322 + [0]", "nsectors"),
+        ] {
+            let e = c.parse(bad).unwrap_err();
+            assert_eq!(e.field, field, "{}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn only_per_request_events_are_accepted() {
+        assert_eq!(check_event("d"), Ok("D".to_string()));
+        assert_eq!(check_event("C"), Ok("C".to_string()));
+        let e = check_event("X").unwrap_err();
+        assert!(e.contains("'X'") && e.contains("Q, G, I, D, C"), "{e}");
+        assert!(check_event("M").is_err() && check_event("").is_err());
     }
 }
