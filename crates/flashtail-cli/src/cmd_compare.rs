@@ -15,8 +15,10 @@ pub struct Args {
     pub device: DeviceArgs,
     #[command(flatten)]
     pub input: InputArgs,
-    /// Comma-separated schemes (default: every scheme this build has that differs on the device,
-    /// so wla-gc only on multi-level cells; see `flashtail schemes`).
+    /// Comma-separated schemes, each named once (default: every scheme this build has that
+    /// differs on the device and workload: wla-gc only on multi-level cells, splitgc, cagc and
+    /// dagc only on fingerprinted writes with duplicates, as from an FIU trace or
+    /// `--gen splitgc-*`; see `flashtail schemes`).
     #[arg(long, value_delimiter = ',')]
     pub schemes: Vec<String>,
     #[command(flatten)]
@@ -29,7 +31,11 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<()> {
     let dev = a.device.load()?;
     let schemes: Vec<String> = if a.schemes.is_empty() {
-        let (run, skipped) = flashtail::gc::schemes::default_schemes(&dev.geometry);
+        // Which schemes differ depends on the workload's content: look at it (any capacity
+        // will do to see whether writes carry fingerprints).
+        let probe = a.input.opener(&dev, dev.logical_bytes())?;
+        let fingerprinted = a.input.fingerprinted(&probe)?;
+        let (run, skipped) = flashtail::gc::schemes::default_schemes(&dev.geometry, fingerprinted);
         for (n, why) in skipped {
             eprintln!("note: {n} left out ({why}); name it in --schemes to run it anyway");
         }
@@ -37,6 +43,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     } else {
         a.schemes.clone()
     };
+    // Two runs of one scheme only repeat each other (same seed, same numbers) and make two
+    // rows the reports cannot tell apart.
+    for (i, s) in schemes.iter().enumerate() {
+        if schemes[..i].contains(s) {
+            anyhow::bail!("scheme '{s}' is named twice in --schemes (each scheme runs once; same seed, same results)");
+        }
+    }
     check_schemes(&schemes)?;
     // Every scheme replays the same requests: addresses wrap into the smallest host capacity
     // among them (RAIN schemes give 1/N of the space to parity).
@@ -46,9 +59,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     let open = a.input.opener(&dev, cap)?;
     let specs: Vec<RunSpec> = schemes.iter().map(|s| a.opts.spec(&dev, s)).collect();
+    let n_schemes = plural(schemes.len(), "scheme", "schemes");
     eprintln!(
-        "comparing {} schemes on device '{}' with {} ({} threads)",
-        schemes.len(),
+        "comparing {n_schemes} on device '{}' with {} ({} threads)",
         dev.name,
         a.input.describe(),
         rayon::current_num_threads()
@@ -57,6 +70,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let wall = std::time::Instant::now();
     let results = with_bars(&schemes, &progress, || run_many(&specs, &open, &progress));
     let wall = wall.elapsed().as_secs_f64();
+    // Every scheme reads the same stream, so a bad or empty workload fails them all alike:
+    // report it once, as the workload's fault, not as the first scheme's.
+    if let Some(e) = results.iter().find_map(|r| r.as_ref().err().filter(|e| e.is_workload())) {
+        anyhow::bail!("{e}");
+    }
     let mut reports = Vec::new();
     for (s, r) in schemes.iter().zip(results) {
         reports.push(r.map_err(|e| anyhow::anyhow!("scheme {s}: {e}"))?);
@@ -74,7 +92,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         n
     };
     let mut meta = CompareMeta {
-        title: format!("flashtail: {} GC schemes on {}", schemes.len(), dev.name),
+        title: format!("flashtail: {} on {}", plural(schemes.len(), "GC scheme", "GC schemes"), dev.name),
         workload: format!("{} ({})", a.input.describe(), reports[0].workload),
         device: format!("{} — {}", dev.name, dev.description),
         notes,
@@ -97,6 +115,15 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     for f in files {
         println!("wrote {}", f.display());
     }
-    println!("all {} schemes in {wall:.2} s wall time", schemes.len());
+    if schemes.len() == 1 {
+        println!("1 scheme in {wall:.2} s wall time");
+    } else {
+        println!("all {n_schemes} in {wall:.2} s wall time");
+    }
     Ok(())
+}
+
+/// `n` with the singular or plural noun: "1 scheme", "14 schemes".
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

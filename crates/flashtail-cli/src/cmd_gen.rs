@@ -19,8 +19,8 @@ pub struct Args {
     /// Workload configuration file (TOML, fields of GenConfig).
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Number of requests (overrides the preset/config).
-    #[arg(long)]
+    /// Number of requests, at least 1 (overrides the preset/config).
+    #[arg(long, value_parser = crate::sim_args::parse_count)]
     count: Option<u64>,
     /// Random seed (overrides the preset/config).
     #[arg(long)]

@@ -67,8 +67,15 @@ pub fn summary_text(r: &RunReport) -> String {
     let f = &r.flash;
     let _ = writeln!(
         s,
-        "flash: host pages {} | GC pages {} (migrated {}, copyback {}) | parity pages {} | erases {} | GC runs {} | WAF {:.3}",
-        f.host_pages_programmed, f.gc_pages_programmed, f.gc_pages_migrated, f.copybacks, f.parity_pages_programmed, f.erases, f.gc_runs, f.waf
+        "flash: host pages {} | GC pages {} (migrated {}, copyback {}) | parity pages {} | erases {} | victims selected {} | WAF {}",
+        f.host_pages_programmed,
+        f.gc_pages_programmed,
+        f.gc_pages_migrated,
+        f.copybacks,
+        f.parity_pages_programmed,
+        f.erases,
+        f.gc_runs,
+        flashtail::report::waf_str(f)
     );
     for (k, v) in &f.extra {
         let _ = writeln!(s, "  {k}: {v}");

@@ -1,7 +1,7 @@
 //! `flashtail`: the command-line front end. A thin layer: each subcommand parses its
 //! arguments and calls the library.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod cmd_bench;
 mod cmd_compare;
@@ -44,7 +44,11 @@ enum Cmd {
 
 fn main() {
     exit_quietly_on_closed_pipe();
-    let cli = Cli::parse();
+    let cmd = allow_negative_values(Cli::command());
+    let cli = match Cli::from_arg_matches(&cmd.get_matches()) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
     let result = match cli.cmd {
         Cmd::Bench(a) => cmd_bench::run(a),
         Cmd::Compare(a) => cmd_compare::run(a),
@@ -56,9 +60,35 @@ fn main() {
         Cmd::WlaToy(a) => cmd_wla_toy::run(a),
     };
     if let Err(e) = result {
-        eprintln!("error: {e:#}");
+        eprintln!("error: {}", error_text(&e));
         std::process::exit(2);
     }
+}
+
+/// Let every option that takes a value accept a negative number as its value, so a typo
+/// like `--time-scale -1` meets the option's own range check ("time scale must be a
+/// number > 0, got '-1'") instead of clap's "unexpected argument '-1'". No flashtail flag
+/// looks like a number, so nothing else changes.
+fn allow_negative_values(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| if a.get_action().takes_values() { a.allow_negative_numbers(true) } else { a })
+        .mut_subcommands(allow_negative_values)
+}
+
+/// The error and its causes, `: `-separated, skipping a cause whose text the message before
+/// it already ends with (an error that quotes its own source would print it twice).
+fn error_text(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let c = cause.to_string();
+        if out.ends_with(&c) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&c);
+    }
+    out
 }
 
 /// Let a closed standard output end the process as it does any Unix filter

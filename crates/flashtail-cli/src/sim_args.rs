@@ -22,7 +22,7 @@ pub struct DeviceArgs {
 impl DeviceArgs {
     pub fn load(&self) -> anyhow::Result<DeviceConfig> {
         let base = presets::load_any(&self.device).map_err(anyhow::Error::msg)?;
-        let dev = overrides::apply(&base, &self.set).map_err(anyhow::Error::msg)?;
+        let dev = overrides::apply_device(&base, &self.set).map_err(anyhow::Error::msg)?;
         dev.validate().map_err(|e| anyhow::anyhow!("device '{}' after --set overrides: {e}", self.device))?;
         Ok(dev)
     }
@@ -31,7 +31,9 @@ impl DeviceArgs {
 /// How each scheme runs: victim policy, seed, oracle, and what the written files keep.
 #[derive(clap::Args, Clone, Debug)]
 pub struct RunOptions {
-    /// Victim policy: greedy, cost-benefit, fifo, random, d-choices[:D], wla (default: each scheme's own).
+    /// Victim policy: greedy, cost-benefit, fifo, random, d-choices[:D], wla, or the
+    /// content-aware schemes' own splitgc, dagc (greedy under other schemes) (default: each
+    /// scheme's own; `flashtail schemes` describes them).
     #[arg(long)]
     pub victim: Option<String>,
     /// Transfer path for every scheme: bus (shared channel buses), venice (mesh of routers),
@@ -76,13 +78,26 @@ pub struct InputArgs {
     /// Use a generated workload instead of a trace (a preset of `flashtail gen --list`).
     #[arg(long, conflicts_with = "trace")]
     pub gen: Option<String>,
-    /// Number of requests to generate (default: the preset's).
-    #[arg(long, requires = "gen")]
+    /// Number of requests to generate, at least 1 (default: the preset's).
+    #[arg(long, requires = "gen", value_parser = parse_count)]
     pub gen_count: Option<u64>,
     /// Seed of the generated workload (default: the preset's).
     #[arg(long, requires = "gen")]
     pub gen_seed: Option<u64>,
 }
+
+/// A request count of at least 1 (`--count`, `--gen-count`): 0 would make an empty workload.
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<i128>() {
+        Ok(n) if n >= 1 && n <= u64::MAX as i128 => Ok(n as u64),
+        Ok(n) if n < 1 => Err(format!("must be at least 1 request, got {n} (0 would make an empty workload)")),
+        _ => Err(format!("'{s}' is not a request count (a whole number from 1 to {})", u64::MAX)),
+    }
+}
+
+/// How many requests [`InputArgs::fingerprinted`] reads looking for the first write: a
+/// trace whose first this many requests are all reads is taken as carrying no content.
+pub const SNIFF_REQUESTS: u64 = 100_000;
 
 pub type Opener = Box<dyn Fn() -> Result<Box<dyn RequestSource + Send>, String> + Sync + Send>;
 
@@ -114,6 +129,28 @@ impl InputArgs {
         // Open once up front so a missing file or bad option fails before any run starts.
         input.open(cap, page)?;
         Ok(Box::new(move || input.open(cap, page).map_err(|e| format!("{e:#}"))))
+    }
+
+    /// Whether the workload's writes carry content the content-aware schemes can act on:
+    /// for a generator, fingerprints with duplicates (`content.dup_rate` > 0: the
+    /// `splitgc-*` presets); for a trace, fingerprints on its first write (FIU traces carry
+    /// one per write; other formats none), looked for in the first [`SNIFF_REQUESTS`]
+    /// requests of a freshly opened copy. A malformed record met on the way is the
+    /// workload's error, reported before any scheme runs.
+    pub fn fingerprinted(&self, open: &Opener) -> anyhow::Result<bool> {
+        if let Some(name) = &self.gen {
+            return Ok(flashtail::workload::preset(name).is_some_and(|c| c.content.fingerprints && c.content.dup_rate > 0.0));
+        }
+        let mut src = open().map_err(|e| anyhow::anyhow!("workload: {e}"))?;
+        for _ in 0..SNIFF_REQUESTS {
+            match src.next_request() {
+                Ok(Some(r)) if r.op == flashtail::host::Op::Write => return Ok(r.fingerprints.iter().any(|&f| f != 0)),
+                Ok(Some(_)) => {}
+                Ok(None) => return Ok(false),
+                Err(e) => anyhow::bail!("workload: {e}"),
+            }
+        }
+        Ok(false)
     }
 
     pub fn describe(&self) -> String {

@@ -39,6 +39,15 @@ pub enum RunError {
     Input(String),
 }
 
+impl RunError {
+    /// Whether the workload, not the scheme, is at fault (unreadable, malformed or empty):
+    /// every scheme of a comparison reads the same stream, so such an error is reported
+    /// once, not once per scheme.
+    pub fn is_workload(&self) -> bool {
+        matches!(self, RunError::Input(_) | RunError::Sim(SimError::Source(_)) | RunError::Sim(SimError::Empty(_)))
+    }
+}
+
 /// Run one scheme.
 pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Progress>>) -> Result<RunReport, RunError> {
     let mut scheme = build_scheme(&spec.scheme, spec.victim.as_deref(), spec.seed).map_err(RunError::Config)?;

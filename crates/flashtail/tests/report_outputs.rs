@@ -144,6 +144,25 @@ fn table_without_nogc_has_no_ratios() {
     assert!(t.contains("4.00"), "{t}"); // base reads p99.99 = 2 ms × 2
 }
 
+/// WAF without host pages is `n/a`, not `0.000`; a wait share that rounds to 0.0 % but is
+/// not 0 shows its count; the GC-victim column is "victims selected".
+#[test]
+fn table_flash_row_without_host_pages_and_with_rare_waits() {
+    let mut r = fake_report("ttflash", 2.0);
+    r.flash.host_pages_programmed = 0;
+    r.flash.waf = 0.0;
+    r.flash.gc_runs = 21;
+    r.waits.requests_waited_on_gc = 1;
+    r.waits.share_waited_on_gc = 1.0 / 1500.0 * 0.5;
+    r.waits.reads_waited_on_gc = 0;
+    r.waits.share_reads_waited_on_gc = 0.0;
+    let t = format_table(&[r]);
+    let flash = t.split("Flash and GC\n").nth(1).unwrap_or_default();
+    let lines: Vec<&str> = flash.lines().collect();
+    assert_eq!(lines[0], "scheme   WAF  erases  victims selected  pages migrated  copybacks  waited on GC  reads waited on GC", "{t}");
+    assert_eq!(lines[1], "ttflash  n/a      20                21             500          0     <0.1% (1)                0.0%", "{t}");
+}
+
 #[test]
 fn summary_csv_has_one_row_per_scheme_and_op_with_exact_numbers() {
     let dir = out_dir("csv");

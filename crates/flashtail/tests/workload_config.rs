@@ -97,6 +97,7 @@ fn validation_names_the_field() {
             "arrival.target_idle_share",
         ),
         (GenConfig { count: None, duration_s: None, ..base.clone() }, "count"),
+        (GenConfig { count: Some(0), ..base.clone() }, "count"),
     ];
     for (c, field) in cases {
         match c.validate() {

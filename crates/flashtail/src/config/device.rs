@@ -127,10 +127,31 @@ fn default_margin() -> u32 {
     1
 }
 
+impl Precondition {
+    /// Every model with the keys it takes besides `model` (the TOML schema): a key of
+    /// another model is an error, not ignored (`config::overrides::apply_device`).
+    pub const MODELS: &'static [(&'static str, &'static [&'static str])] =
+        &[("none", &[]), ("steady", &["fill", "free_blocks_margin"]), ("aged", &["ratio", "settle"])];
+
+    /// The model's name, as the `model` key spells it.
+    pub fn model(&self) -> &'static str {
+        match self {
+            Precondition::None => "none",
+            Precondition::Steady { .. } => "steady",
+            Precondition::Aged { .. } => "aged",
+        }
+    }
+}
+
 impl Default for Precondition {
     fn default() -> Self {
         Precondition::Steady { fill: 0.8, free_blocks_margin: 1 }
     }
+}
+
+/// `v` rounded up to 3 decimals, so a suggested minimum is never just below the real one.
+fn round_up3(v: f64) -> f64 {
+    (v * 1000.0).ceil() / 1000.0
 }
 
 impl DeviceConfig {
@@ -157,13 +178,29 @@ impl DeviceConfig {
         // The logical data must fit beside the GC reserve and the two write frontiers, or a
         // full drive could deadlock waiting for free blocks. (It may well sit below the GC
         // thresholds: then GC simply never stops, as on a full drive.)
-        let used = 1.0 - f.over_provisioning;
-        let room = self.geometry.blocks_per_plane as f64 - (f.gc_reserved_blocks + 2) as f64;
-        if used * (self.geometry.blocks_per_plane as f64) > room {
-            return Err(format!(
-                "ftl.over_provisioning {} is too small: {:.0} blocks of data per plane do not fit in {} blocks minus the GC reserve ({}) and two frontiers",
-                f.over_provisioning, used * self.geometry.blocks_per_plane as f64, self.geometry.blocks_per_plane, f.gc_reserved_blocks
-            ));
+        let blocks = self.geometry.blocks_per_plane as f64;
+        let data = (1.0 - f.over_provisioning) * blocks;
+        if data > blocks - (f.gc_reserved_blocks as f64 + 2.0) {
+            // Either field can be the one to change: name the reserve first when lowering it
+            // alone would do (a reserve of 100 on a 64-block plane is the typo, not the
+            // over-provisioning), and say what each would have to be.
+            let max_reserve = (blocks - 2.0 - data).floor();
+            let min_op = (f.gc_reserved_blocks as f64 + 2.0) / blocks;
+            let fit = format!(
+                "{data:.0} blocks of data per plane, {} reserved for GC and 2 write frontiers do not fit in {blocks} blocks",
+                f.gc_reserved_blocks
+            );
+            let raise_op = if min_op < 0.9 { format!("raise ftl.over_provisioning to at least {}", round_up3(min_op)) } else { String::new() };
+            return Err(if max_reserve >= 1.0 {
+                let or = if raise_op.is_empty() { String::new() } else { format!(", or {raise_op}") };
+                format!(
+                    "ftl.gc_reserved_blocks {} is too large for ftl.over_provisioning {}: {fit} (lower ftl.gc_reserved_blocks to at most {max_reserve}{or})",
+                    f.gc_reserved_blocks, f.over_provisioning
+                )
+            } else {
+                let hint = if raise_op.is_empty() { String::new() } else { format!(" ({raise_op})") };
+                format!("ftl.over_provisioning {} is too small: {fit}{hint}", f.over_provisioning)
+            });
         }
         if f.gc_reserved_blocks == 0 {
             return Err("ftl.gc_reserved_blocks must be at least 1: GC needs a free block of its own to copy into, or a full plane deadlocks".into());
@@ -208,5 +245,34 @@ impl DeviceConfig {
             return b.max(1);
         }
         ((self.ftl.gc_hard_threshold * self.geometry.blocks_per_plane as f64).ceil() as u32).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A reserve too large for the plane is the field named first, with the largest that
+    /// fits; an over-provisioning too small for the default reserve is named alone.
+    #[test]
+    fn reserve_and_over_provisioning_messages_name_the_field_to_change() {
+        let mut d = crate::config::presets::load("tiny").unwrap();
+        d.ftl.gc_reserved_blocks = 100;
+        assert_eq!(
+            d.validate().unwrap_err(),
+            "ftl.gc_reserved_blocks 100 is too large for ftl.over_provisioning 0.2: 51 blocks of data per plane, 100 reserved for GC and 2 write frontiers do not fit in 64 blocks (lower ftl.gc_reserved_blocks to at most 10)"
+        );
+        d.ftl.gc_reserved_blocks = 10;
+        assert!(d.validate().is_ok());
+        d.ftl.gc_reserved_blocks = 11;
+        assert!(d.validate().unwrap_err().contains("at most 10, or raise ftl.over_provisioning to at least 0.204"));
+        d.ftl.over_provisioning = 0.204;
+        assert!(d.validate().is_ok(), "the suggested minimum fits");
+        d.ftl.gc_reserved_blocks = 2;
+        d.ftl.over_provisioning = 0.02;
+        assert_eq!(
+            d.validate().unwrap_err(),
+            "ftl.over_provisioning 0.02 is too small: 63 blocks of data per plane, 2 reserved for GC and 2 write frontiers do not fit in 64 blocks (raise ftl.over_provisioning to at least 0.063)"
+        );
+        d.ftl.over_provisioning = 0.063;
+        assert!(d.validate().is_ok());
     }
 }

@@ -1,51 +1,136 @@
 //! `key=value` overrides of a TOML-backed configuration (`timing.erase_ns=3500000`).
 //!
 //! The value is parsed as TOML (number, bool, string, array); a bare word that is not valid
-//! TOML is taken as a string. Unknown keys are errors, never silently ignored.
+//! TOML is taken as a string. Unknown keys are errors, never silently ignored, and so is a
+//! known key the configuration does not use (a key of another preconditioning model).
 
+use super::{DeviceConfig, Precondition};
 use serde::{de::DeserializeOwned, Serialize};
 
 /// Apply `key=value` overrides to a serializable configuration.
 pub fn apply<T: Serialize + DeserializeOwned>(cfg: &T, overrides: &[String]) -> Result<T, String> {
+    let root = toml::Value::try_from(cfg).map_err(|e| format!("internal: {e}"))?;
     if overrides.is_empty() {
-        let v = toml::Value::try_from(cfg).map_err(|e| format!("internal: {e}"))?;
-        return v.try_into().map_err(|e: toml::de::Error| format!("internal: config does not round-trip: {e}"));
+        return root.try_into().map_err(|e: toml::de::Error| format!("internal: config does not round-trip: {e}"));
     }
-    let mut root = toml::Value::try_from(cfg).map_err(|e| format!("internal: {e}"))?;
+    apply_to::<T>(root, overrides)
+}
+
+/// Apply `overrides` to the TOML form of a configuration and deserialize the result.
+fn apply_to<T: Serialize + DeserializeOwned>(start: toml::Value, overrides: &[String]) -> Result<T, String> {
+    let mut root = start.clone();
     for ov in overrides {
         let (key, raw) = ov
             .split_once('=')
             .ok_or_else(|| format!("override '{ov}' must look like key=value (e.g. ftl.over_provisioning=0.2)"))?;
         let key = key.trim();
-        let raw = raw.trim();
-        let value: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
-            Ok(mut t) => t.remove("v").unwrap_or(toml::Value::String(raw.to_string())),
-            Err(_) => toml::Value::String(raw.to_string()),
-        };
         let parts: Vec<&str> = key.split('.').collect();
-        set_path(&mut root, &parts, value, key)?;
+        set_path(&mut root, &parts, parse_value(raw), key)?;
     }
     let out: Result<T, toml::de::Error> = root.try_into();
-    out.map_err(|e| {
+    let out = out.map_err(|e| {
         // Find the override that breaks the configuration, to name its key.
-        let culprit = overrides.iter().find(|ov| single_fails(cfg, ov));
+        let culprit = overrides.iter().find(|ov| single_fails::<T>(&start, ov));
         match culprit {
             Some(ov) => format!("override '{ov}' rejected: {}", e.message()),
             None => format!("overrides rejected: {}", e.message()),
         }
-    })
+    })?;
+    // Serde drops some fields without a word (the fields of an internally tagged enum's unit
+    // variant: `precondition.ratio` under model `none`). A key missing from the result was
+    // ignored: say so rather than run without it.
+    let back = toml::Value::try_from(&out).map_err(|e| format!("internal: {e}"))?;
+    for ov in overrides {
+        let key = ov.split_once('=').map_or(ov.as_str(), |(k, _)| k).trim();
+        if !has_path(&back, key) {
+            return Err(format!("override '{ov}' has no effect: this configuration does not use '{key}'"));
+        }
+    }
+    Ok(out)
+}
+
+/// Apply `--set` overrides to a device: [`apply`], plus the rules of `precondition`, whose
+/// keys depend on its `model`. A key of another model is rejected, naming the active model,
+/// its keys and how to switch; `precondition.model=NAME` switches models, dropping the old
+/// model's keys (so `--set precondition.model=steady --set precondition.fill=0.5` turns an
+/// aged device into a steady one).
+pub fn apply_device(dev: &DeviceConfig, overrides: &[String]) -> Result<DeviceConfig, String> {
+    let current = dev.precondition.model();
+    // The model the overrides leave: the last `precondition.model=` wins.
+    let mut model = current.to_string();
+    let mut switched_by = None;
+    for ov in overrides {
+        if let Some((k, raw)) = ov.split_once('=') {
+            if k.trim() == "precondition.model" {
+                let v = parse_value(raw);
+                model = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                switched_by = Some(ov.as_str());
+            }
+        }
+    }
+    let listing = || {
+        Precondition::MODELS
+            .iter()
+            .map(|(m, keys)| if keys.is_empty() { format!("{m} (no keys)") } else { format!("{m} ({})", keys.join(", ")) })
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let Some((_, keys)) = Precondition::MODELS.iter().find(|(m, _)| *m == model) else {
+        return Err(format!("override '{}': unknown preconditioning model '{model}' (models and their keys: {})", switched_by.unwrap_or(""), listing()));
+    };
+    for ov in overrides {
+        let key = ov.split_once('=').map_or(ov.as_str(), |(k, _)| k).trim();
+        let Some(field) = key.strip_prefix("precondition.") else { continue };
+        if field == "model" || keys.contains(&field) {
+            continue;
+        }
+        let active = match switched_by {
+            Some(s) => format!("the preconditioning model (after '{s}') is '{model}'"),
+            None => format!("the device's preconditioning model is '{model}'"),
+        };
+        let has = match keys {
+            [] => "which has no keys".to_string(),
+            [k] => format!("whose only key is {k}"),
+            ks => format!("whose keys are {}", ks.join(", ")),
+        };
+        return Err(match Precondition::MODELS.iter().find(|(_, ks)| ks.contains(&field)) {
+            Some((owner, _)) => format!(
+                "override '{ov}': {active}, {has}; '{field}' belongs to model '{owner}' (add --set precondition.model={owner} to switch models)"
+            ),
+            None => format!("override '{ov}': unknown key '{field}': {active}, {has} (models and their keys: {})", listing()),
+        });
+    }
+    let mut root = toml::Value::try_from(dev).map_err(|e| format!("internal: {e}"))?;
+    if model != current {
+        // Switching models: start from the new model with nothing set, so the old model's
+        // keys do not linger (serde would reject them as unknown fields of the new variant).
+        if let Some(t) = root.get_mut("precondition").and_then(toml::Value::as_table_mut) {
+            t.retain(|k, _| k == "model");
+        }
+    }
+    apply_to(root, overrides)
+}
+
+/// An override's value: TOML (number, bool, string, array), or a bare word taken as a string.
+fn parse_value(raw: &str) -> toml::Value {
+    let raw = raw.trim();
+    match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
+        Ok(mut t) => t.remove("v").unwrap_or(toml::Value::String(raw.to_string())),
+        Err(_) => toml::Value::String(raw.to_string()),
+    }
+}
+
+/// Whether the dotted `key` names a value in `root`.
+fn has_path(root: &toml::Value, key: &str) -> bool {
+    key.split('.').try_fold(root, |node, part| node.get(part)).is_some()
 }
 
 /// Does this one override, alone, fail to deserialize?
-fn single_fails<T: Serialize + DeserializeOwned>(cfg: &T, ov: &str) -> bool {
-    let Ok(mut root) = toml::Value::try_from(cfg) else { return true };
+fn single_fails<T: DeserializeOwned>(start: &toml::Value, ov: &str) -> bool {
+    let mut root = start.clone();
     let Some((key, raw)) = ov.split_once('=') else { return true };
-    let value: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {}", raw.trim())) {
-        Ok(mut t) => t.remove("v").unwrap_or(toml::Value::String(raw.trim().to_string())),
-        Err(_) => toml::Value::String(raw.trim().to_string()),
-    };
     let parts: Vec<&str> = key.trim().split('.').collect();
-    if set_path(&mut root, &parts, value, key).is_err() {
+    if set_path(&mut root, &parts, parse_value(raw), key).is_err() {
         return true;
     }
     let r: Result<T, _> = root.try_into();
@@ -69,7 +154,7 @@ fn set_path(node: &mut toml::Value, parts: &[&str], value: toml::Value, key: &st
 
 /// Optional keys that may be absent from a serialized config yet are valid to set.
 fn allowed_new_key(k: &str) -> bool {
-    matches!(k, "fill" | "ratio" | "free_blocks_margin" | "model" | "gc_soft_threshold_blocks" | "gc_hard_threshold_blocks")
+    matches!(k, "fill" | "ratio" | "settle" | "free_blocks_margin" | "model" | "gc_soft_threshold_blocks" | "gc_hard_threshold_blocks")
 }
 
 #[cfg(test)]
@@ -89,5 +174,55 @@ mod tests {
         assert!(e.contains("override 'timing.erase_ns=fast' rejected"), "{e}");
         let e = apply(&d, &["nonsense".into()]).unwrap_err();
         assert!(e.contains("key=value"), "{e}");
+    }
+
+    /// A key the result does not keep is an error even through the generic `apply`: serde
+    /// drops `ratio` under the unit variant `none` without a word.
+    #[test]
+    fn an_override_that_would_be_ignored_is_an_error() {
+        let d = presets::load("tiny").unwrap();
+        assert_eq!(d.precondition, Precondition::None);
+        let e = apply(&d, &["precondition.ratio=0.5".into()]).unwrap_err();
+        assert_eq!(e, "override 'precondition.ratio=0.5' has no effect: this configuration does not use 'precondition.ratio'");
+    }
+
+    #[test]
+    fn precondition_keys_follow_the_model_and_the_model_can_switch() {
+        let tiny = presets::load("tiny").unwrap();
+        let aged = presets::load("ttflash").unwrap();
+        assert_eq!(aged.precondition.model(), "aged");
+        let e = apply_device(&aged, &["precondition.fill=0.5".into()]).unwrap_err();
+        assert_eq!(e, "override 'precondition.fill=0.5': the device's preconditioning model is 'aged', whose keys are ratio, settle; 'fill' belongs to model 'steady' (add --set precondition.model=steady to switch models)");
+        let sets = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let d = apply_device(&aged, &sets(&["precondition.model=steady", "precondition.fill=0.5"])).unwrap();
+        assert_eq!(d.precondition, Precondition::Steady { fill: 0.5, free_blocks_margin: 1 });
+        let d = apply_device(&tiny, &sets(&["precondition.model=\"aged\"", "precondition.ratio=0.25"])).unwrap();
+        assert_eq!(d.precondition, Precondition::Aged { ratio: 0.25, settle: true });
+        let d = apply_device(&tiny, &sets(&["precondition.model=aged", "precondition.ratio=0.25", "precondition.settle=false"])).unwrap();
+        assert_eq!(d.precondition, Precondition::Aged { ratio: 0.25, settle: false });
+        let d = apply_device(&aged, &sets(&["precondition.model=none"])).unwrap();
+        assert_eq!(d.precondition, Precondition::None);
+        let e = apply_device(&aged, &sets(&["precondition.model=steady", "precondition.ratio=0.5"])).unwrap_err();
+        assert!(e.contains("the preconditioning model (after 'precondition.model=steady') is 'steady', whose keys are fill, free_blocks_margin; 'ratio' belongs to model 'aged'"), "{e}");
+        let e = apply_device(&tiny, &sets(&["precondition.model=wet"])).unwrap_err();
+        assert!(e.contains("unknown preconditioning model 'wet'"), "{e}");
+        // Other keys behave as in `apply`.
+        assert_eq!(apply_device(&tiny, &sets(&["timing.erase_ns=5"])).unwrap().timing.erase_ns, 5);
+    }
+
+    /// `Precondition::MODELS` lists exactly the keys each model serializes.
+    #[test]
+    fn the_model_key_table_matches_the_schema() {
+        let models = [Precondition::None, Precondition::Steady { fill: 0.5, free_blocks_margin: 1 }, Precondition::Aged { ratio: 0.5, settle: true }];
+        assert_eq!(models.len(), Precondition::MODELS.len());
+        for (p, (name, keys)) in models.iter().zip(Precondition::MODELS) {
+            assert_eq!(p.model(), *name);
+            let t = toml::Value::try_from(p).unwrap();
+            let mut got: Vec<&str> = t.as_table().unwrap().keys().map(String::as_str).filter(|k| *k != "model").collect();
+            got.sort_unstable();
+            let mut want = keys.to_vec();
+            want.sort_unstable();
+            assert_eq!(got, want, "{name}");
+        }
     }
 }

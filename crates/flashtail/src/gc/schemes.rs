@@ -54,18 +54,26 @@ pub fn scheme_names() -> Vec<(&'static str, &'static str)> {
     .collect()
 }
 
-/// The schemes `compare` runs when none are named: every scheme, less those that would
-/// only repeat another on this device or need page content, each with the reason it was
-/// left out. WLA-GC weighs
-/// pages by level, so on single-level cells it is base (tests/wla_gc.rs).
-pub fn default_schemes(geo: &crate::nand::Geometry) -> (Vec<&'static str>, Vec<(&'static str, &'static str)>) {
+/// The schemes `compare` runs when none are named: every scheme, less those that cannot run
+/// on this device (RAIN on fewer than 3 channels) or would only repeat another on this
+/// device or workload, each with the reason it was left out.
+/// WLA-GC weighs pages by level, so on single-level cells it is base (tests/wla_gc.rs).
+/// The content-aware schemes act on duplicate content: they run when the workload's writes
+/// carry content fingerprints that can repeat (`fingerprinted`: an FIU trace, or a generator
+/// with duplicates such as `--gen splitgc-*`); on any other workload they are base plus
+/// their scrub or fingerprinting cost.
+pub fn default_schemes(geo: &crate::nand::Geometry, fingerprinted: bool) -> (Vec<&'static str>, Vec<(&'static str, &'static str)>) {
     let mut skipped = Vec::new();
     let mut run = Vec::new();
     for (n, _) in scheme_names() {
-        if n == "wla-gc" && geo.bits_per_cell == 1 {
+        // RAIN stripes one page per channel with one of them parity (`ftl/rain.rs`).
+        let rain = build_scheme(n, None, 0).is_ok_and(|s| s.rain);
+        if rain && geo.channels < 3 {
+            skipped.push((n, "RAIN parity needs at least 3 channels"));
+        } else if n == "wla-gc" && geo.bits_per_cell == 1 {
             skipped.push((n, "one bit per cell: every page costs the same, so it is base"));
-        } else if super::content::handles(n) {
-            skipped.push((n, "content-aware: it needs fingerprinted writes, from an FIU trace or `--gen splitgc-*`"));
+        } else if super::content::handles(n) && !fingerprinted {
+            skipped.push((n, "content-aware: this workload's writes carry no content fingerprints with duplicates to find, as an FIU trace or `--gen splitgc-*` does"));
         } else {
             run.push(n);
         }
@@ -125,5 +133,37 @@ mod tests {
             let s = build_scheme(name, None, 1).unwrap();
             assert_eq!(s.gc.watches_requests(), partial.contains(&name), "scheme {name}");
         }
+    }
+
+    /// Content-aware schemes run by default exactly when the workload is fingerprinted;
+    /// WLA-GC exactly on cells of more than one bit, whatever the workload.
+    #[test]
+    fn default_schemes_follow_the_device_and_the_workload() {
+        let content: Vec<&str> = crate::gc::content::SCHEMES.iter().map(|&(n, _)| n).collect();
+        assert_eq!(content, ["splitgc", "cagc", "dagc"]);
+        let slc = crate::config::presets::load("tiny").unwrap().geometry;
+        let qlc = crate::config::presets::load("qlc").unwrap().geometry;
+        assert_eq!(slc.bits_per_cell, 1);
+        assert!(qlc.bits_per_cell > 1);
+        for (geo, fp) in [(&slc, false), (&slc, true), (&qlc, false), (&qlc, true)] {
+            let (run, skipped) = default_schemes(geo, fp);
+            assert_eq!(run.len() + skipped.len(), scheme_names().len());
+            for c in &content {
+                assert_eq!(run.contains(c), fp, "{c} fingerprinted={fp}");
+                assert_eq!(skipped.iter().any(|(n, _)| n == c), !fp);
+            }
+            assert_eq!(run.contains(&"wla-gc"), geo.bits_per_cell > 1);
+            assert!(run.contains(&"base") && run.contains(&"nogc"));
+        }
+        // tiny has 2 channels: no RAIN schemes; 8 channels: all of them.
+        let rain = ["ttflash-gtr", "ttflash-rgc", "ttflash"];
+        let (run, skipped) = default_schemes(&slc, true);
+        assert_eq!(slc.channels, 2);
+        for r in rain {
+            assert!(!run.contains(&r) && skipped.contains(&(r, "RAIN parity needs at least 3 channels")), "{r}");
+        }
+        assert!(run.contains(&"ttflash-pbl"));
+        let (run, _) = default_schemes(&qlc, true);
+        assert!(qlc.channels >= 3 && rain.iter().all(|r| run.contains(r)));
     }
 }

@@ -155,7 +155,25 @@ impl VictimPolicy for DChoices {
     }
 }
 
-/// Build a victim policy by name: greedy, cost-benefit, fifo, random, d-choices[:D], wla.
+/// Every victim policy `--victim` accepts, with a one-line description: the one list the
+/// error for an unknown name, `flashtail schemes` and the tests use.
+pub const VICTIM_POLICIES: &[(&str, &str)] = &[
+    ("greedy", "fewest valid pages (ties: lowest block id)"),
+    ("cost-benefit", "Rosenblum and Ousterhout: largest age x (1 - u) / 2u"),
+    ("fifo", "oldest sealed block"),
+    ("random", "a random candidate (seeded)"),
+    ("d-choices[:D]", "the greediest of D random candidates (D = 10 by default)"),
+    ("wla", "WLA-GC: lowest t_read + t_program of the valid pages' levels"),
+    ("splitgc", "splitgc's own rule: fewest non-duplicate valid pages; greedy under a scheme that tracks no content"),
+    ("dagc", "dagc's own rule: fewest valid + kept invalid pages; greedy under a scheme that tracks no content"),
+];
+
+/// The names of [`VICTIM_POLICIES`], comma-separated.
+pub fn victim_policy_names() -> String {
+    VICTIM_POLICIES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+}
+
+/// Build a victim policy by name (one of [`VICTIM_POLICIES`]).
 pub fn build_victim(name: &str, seed: u64) -> Result<Box<dyn VictimPolicy>, String> {
     let rng = ChaCha8Rng::seed_from_u64(seed ^ 0x71c7);
     match name {
@@ -173,7 +191,7 @@ pub fn build_victim(name: &str, seed: u64) -> Result<Box<dyn VictimPolicy>, Stri
             };
             Ok(Box::new(DChoices { d, rng }))
         }
-        _ => Err(format!("unknown victim policy '{name}' (known: greedy, cost-benefit, fifo, random, d-choices[:D], wla, splitgc, dagc)")),
+        _ => Err(format!("unknown victim policy '{name}' (known: {})", victim_policy_names())),
     }
 }
 
@@ -202,6 +220,20 @@ mod tests {
             }
         }
         f
+    }
+
+    /// The listed names are exactly what `build_victim` accepts (the error message and
+    /// `flashtail schemes` print the list).
+    #[test]
+    fn every_listed_victim_policy_builds() {
+        for (n, _) in VICTIM_POLICIES {
+            let name = n.strip_suffix("[:D]").unwrap_or(n);
+            assert_eq!(build_victim(name, 1).unwrap().name(), name, "{n}");
+        }
+        assert!(build_victim("d-choices:3", 1).is_ok());
+        let e = build_victim("bogus", 1).err().unwrap();
+        assert_eq!(e, format!("unknown victim policy 'bogus' (known: {})", victim_policy_names()));
+        assert!(e.contains("greedy, cost-benefit, fifo, random, d-choices[:D], wla, splitgc, dagc"), "{e}");
     }
 
     #[test]

@@ -67,9 +67,9 @@ fn float(v: f64) -> String {
 /// Renders `summary.csv`.
 pub fn summary_csv(reports: &[RunReport]) -> Result<String, ReportError> {
     let what = "summary.csv";
-    let err = |source| ReportError::Csv {
+    let err = |error| ReportError::Csv {
         what: what.into(),
-        source,
+        error,
     };
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["scheme".to_string(), "op".into(), "count".into()];
@@ -109,9 +109,9 @@ pub fn summary_csv(reports: &[RunReport]) -> Result<String, ReportError> {
 /// Renders `cdf.csv`: every CDF point of every scheme and op.
 pub fn cdf_csv(reports: &[RunReport]) -> Result<String, ReportError> {
     let what = "cdf.csv";
-    let err = |source| ReportError::Csv {
+    let err = |error| ReportError::Csv {
         what: what.into(),
-        source,
+        error,
     };
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(["scheme", "op", "latency_ns", "cdf"])
@@ -130,7 +130,7 @@ pub fn cdf_csv(reports: &[RunReport]) -> Result<String, ReportError> {
 fn finish(w: csv::Writer<Vec<u8>>, what: &str) -> Result<String, ReportError> {
     let bytes = w.into_inner().map_err(|e| ReportError::Csv {
         what: what.into(),
-        source: csv::Error::from(e.into_error()),
+        error: csv::Error::from(e.into_error()),
     })?;
     // The writer only ever received `String`s, so the bytes are UTF-8.
     Ok(String::from_utf8_lossy(&bytes).into_owned())

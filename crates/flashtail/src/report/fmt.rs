@@ -86,6 +86,28 @@ pub fn pct(share: f64) -> String {
     }
 }
 
+/// A share with its count, as in the terminal table: `1.7%`, or `<0.1% (1)` when the count
+/// is not 0 but the share would print as `0.0%` (one read in ten thousand waited is not
+/// none).
+pub fn pct_count(share: f64, count: u64) -> String {
+    if count > 0 && share.is_finite() && share * 100.0 < 0.05 {
+        format!("<0.1% ({count})")
+    } else {
+        pct(share)
+    }
+}
+
+/// Write amplification with 3 decimals, or `n/a` when no host page was programmed (the
+/// ratio has no denominator: a read-only trace, or `ttflash` keeping every host write in its
+/// stripe buffer), however much GC programmed.
+pub fn waf_str(f: &crate::stats::FlashCounts) -> String {
+    if f.host_pages_programmed == 0 {
+        "n/a".into()
+    } else {
+        format!("{:.3}", f.waf)
+    }
+}
+
 /// Compact axis label for a positive value on a log axis: `0.001`, `0.5`, `20`, `1000`.
 pub fn axis_num(v: f64) -> String {
     if !v.is_finite() {
@@ -144,6 +166,15 @@ mod tests {
         assert_eq!(ratio_str(Some(0.5)), "0.5×");
         assert_eq!(ratio_str(Some(0.0)), "0.0×");
         assert_eq!(pct(0.1234), "12.3%");
+        assert_eq!(pct_count(0.1234, 5), "12.3%");
+        assert_eq!(pct_count(1.0 / 8896.0, 1), "<0.1% (1)");
+        assert_eq!(pct_count(0.0, 0), "0.0%");
+        assert_eq!(pct_count(0.0005, 3), "0.1%");
+        let mut f = crate::stats::FlashCounts { gc_pages_programmed: 42490, erases: 579, ..Default::default() };
+        assert_eq!(waf_str(&f), "n/a");
+        f.host_pages_programmed = 100;
+        f.waf = 1.2345;
+        assert_eq!(waf_str(&f), "1.234");
         assert_eq!(seconds(1_963_845_816_075), "1,964 s");
         assert_eq!(seconds(121_524_160_775), "122 s");
         assert_eq!(seconds(12_345_000_000), "12.3 s");

@@ -19,6 +19,7 @@ mod table;
 pub use baseline::{baseline_index, ratio, BASELINE_SCHEME};
 pub use csv_out::{cdf_csv, summary_csv};
 pub use error::ReportError;
+pub use fmt::{pct_count, waf_str};
 pub use html::{escape_html, render_html};
 pub use table::format_table;
 
@@ -48,10 +49,10 @@ struct Summary<'a> {
 
 /// Renders `summary.json` (meta + every report, pretty-printed).
 pub fn summary_json(meta: &CompareMeta, reports: &[RunReport]) -> Result<String, ReportError> {
-    let mut s = serde_json::to_string_pretty(&Summary { meta, reports }).map_err(|source| {
+    let mut s = serde_json::to_string_pretty(&Summary { meta, reports }).map_err(|error| {
         ReportError::Json {
             what: "summary.json".into(),
-            source,
+            error,
         }
     })?;
     s.push('\n');
@@ -66,9 +67,9 @@ pub fn write_outputs(
     meta: &CompareMeta,
     reports: &[RunReport],
 ) -> Result<Vec<PathBuf>, ReportError> {
-    std::fs::create_dir_all(dir).map_err(|source| ReportError::CreateDir {
+    std::fs::create_dir_all(dir).map_err(|error| ReportError::CreateDir {
         path: dir.to_path_buf(),
-        source,
+        error,
     })?;
     // Render everything before writing anything, so a failure leaves no half-written set.
     let files = [
@@ -80,9 +81,9 @@ pub fn write_outputs(
     let mut written = Vec::with_capacity(files.len());
     for (name, content) in files {
         let path = dir.join(name);
-        std::fs::write(&path, content).map_err(|source| ReportError::Write {
+        std::fs::write(&path, content).map_err(|error| ReportError::Write {
             path: path.clone(),
-            source,
+            error,
         })?;
         written.push(path);
     }

@@ -5,7 +5,7 @@
 
 use super::baseline::{baseline_index, ratio};
 use super::csv_out::StatFn;
-use super::fmt::{ms3, pct, ratio_str};
+use super::fmt::{ms3, pct_count, ratio_str, waf_str};
 use crate::stats::{LatencySummary, RunReport};
 
 /// Latency columns of the read and write tables: header and accessor.
@@ -68,7 +68,7 @@ pub fn format_table(reports: &[RunReport]) -> String {
         "scheme",
         "WAF",
         "erases",
-        "GC runs",
+        "victims selected",
         "pages migrated",
         "copybacks",
         "waited on GC",
@@ -79,13 +79,13 @@ pub fn format_table(reports: &[RunReport]) -> String {
         .map(|r| {
             vec![
                 r.scheme.clone(),
-                format!("{:.3}", r.flash.waf),
+                waf_str(&r.flash),
                 r.flash.erases.to_string(),
                 r.flash.gc_runs.to_string(),
                 r.flash.gc_pages_migrated.to_string(),
                 r.flash.copybacks.to_string(),
-                pct(r.waits.share_waited_on_gc),
-                pct(r.waits.share_reads_waited_on_gc),
+                pct_count(r.waits.share_waited_on_gc, r.waits.requests_waited_on_gc),
+                pct_count(r.waits.share_reads_waited_on_gc, r.waits.reads_waited_on_gc),
             ]
         })
         .collect();

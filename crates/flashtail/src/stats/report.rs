@@ -56,12 +56,17 @@ pub struct FlashCounts {
     pub host_pages_read: u64,
     /// Reads served from the controller's DRAM (write buffer or in-flight write data).
     pub buffer_hits: u64,
+    /// Block erases: the victims GC finished.
     pub erases: u64,
-    /// Victim blocks reclaimed (one GC run = one victim block).
+    /// Victim blocks selected (one GC run = one victim chosen). A victim stays chosen until
+    /// its erase and is never chosen twice, so this is `erases` plus the victims still being
+    /// collected when the run ended (at most one per plane: partial GC, which moves a victim
+    /// in bounded tasks, can leave them half moved).
     pub gc_runs: u64,
     /// Program/erase suspensions for reads.
     pub suspends: u64,
-    /// (host + gc + parity pages programmed) / host pages programmed.
+    /// (host + gc + parity pages programmed) / host pages programmed; 0 when no host page was
+    /// programmed (undefined: tables print `n/a`), however much GC programmed.
     pub waf: f64,
     /// Extra counters a scheme adds (e.g. deferred migrations, rebuilt reads).
     pub extra: BTreeMap<String, u64>,

@@ -252,6 +252,9 @@ impl GenConfig {
         if self.count.is_none() && self.duration_s.is_none() {
             return Err(invalid("count", "neither `count` nor `duration_s` is set: the workload would never end"));
         }
+        if self.count == Some(0) {
+            return Err(invalid("count", "must be at least 1 (0 requests make an empty workload)"));
+        }
         if let Some(d) = self.duration_s {
             check_positive("duration_s", d)?;
         }
