@@ -62,6 +62,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         reports.push(r.map_err(|e| anyhow::anyhow!("scheme {s}: {e}"))?);
     }
     println!("{}", format_table(&reports));
+    println!("{}", flashtail::report::format_tail_table(&reports));
     let notes = {
         let mut n: Vec<(String, String)> = reports[0].workload_notes.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         n.push(("device_source".into(), dev.source.clone()));
