@@ -80,6 +80,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         reports.push(r.map_err(|e| anyhow::anyhow!("scheme {s}: {e}"))?);
     }
     println!("{}", format_table(&reports));
+    println!("{}", flashtail::report::format_tail_table(&reports));
     let notes = reports[0].workload_notes.iter().map(|(k, v)| (k.as_str(), v.as_str()));
     if let Some(w) = crate::trace_args::coarse_time_warning(notes) {
         eprintln!("{w}");

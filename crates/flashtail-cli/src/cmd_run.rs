@@ -96,6 +96,7 @@ pub fn summary_text(r: &RunReport) -> String {
         .map(|(k, v)| format!("{k} {:.1}%", if total == 0 { 0.0 } else { 100.0 * *v as f64 / total as f64 }))
         .collect();
     let _ = writeln!(s, "wait by cause (share of {:.3} s total wait): {}", total as f64 / 1e9, causes.join(", "));
+    s.push_str(&flashtail::report::tail_summary(r));
     let i = &r.integrity;
     let _ = writeln!(
         s,

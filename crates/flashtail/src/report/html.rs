@@ -69,6 +69,7 @@ pub fn render_html(meta: &CompareMeta, reports: &[RunReport]) -> String {
     h.push_str("<h2>Latency and GC summary</h2>\n<pre>");
     h.push_str(&escape_html(&format_table(reports)));
     h.push_str("</pre>\n");
+    super::tail_table::tail_table_html(&mut h, reports);
     figures(&mut h, reports);
     runs(&mut h, reports);
     evidence(&mut h, reports);

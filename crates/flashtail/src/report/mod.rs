@@ -15,6 +15,7 @@ mod html;
 mod notes;
 mod svg;
 mod table;
+mod tail_table;
 
 pub use baseline::{baseline_index, ratio, BASELINE_SCHEME};
 pub use csv_out::{cdf_csv, summary_csv};
@@ -22,6 +23,7 @@ pub use error::ReportError;
 pub use fmt::{pct_count, waf_str};
 pub use html::{escape_html, render_html};
 pub use table::format_table;
+pub use tail_table::{format_tail_table, tail_summary};
 
 use crate::stats::RunReport;
 use serde::{Deserialize, Serialize};

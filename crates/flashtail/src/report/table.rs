@@ -95,7 +95,7 @@ pub fn format_table(reports: &[RunReport]) -> String {
 
 /// Aligns `rows` under `headers`: first column left-aligned (names), the rest
 /// right-aligned (numbers), two spaces between columns, no trailing spaces.
-fn render(headers: &[&str], rows: Vec<Vec<String>>) -> String {
+pub(super) fn render(headers: &[&str], rows: Vec<Vec<String>>) -> String {
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {

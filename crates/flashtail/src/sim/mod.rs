@@ -8,7 +8,7 @@
 
 mod engine;
 pub mod oracle;
-mod requests;
+pub(crate) mod requests;
 
 pub use engine::Simulation;
 

@@ -18,6 +18,9 @@ pub struct Req {
     pub pending: u32,
     pub wait: [u64; 6],
     pub last_plane: PlaneId,
+    /// Pages the request spans (reported for the slowest requests, `stats::tail`; fits
+    /// in the struct's padding).
+    pub pages: u32,
 }
 
 #[derive(Default)]

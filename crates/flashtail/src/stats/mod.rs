@@ -1,6 +1,9 @@
-//! Statistics: exact latency recording, process cost, and the run report types.
+//! Statistics: exact latency recording, process cost, the slowest requests' wait causes
+//! (`tail`), and the run report types.
 pub mod latency;
 pub mod process;
 pub mod report;
+pub mod tail;
 pub use latency::{LatencyMode, LatencyRecorder};
 pub use report::*;
+pub use tail::{TailBand, TailClass, TailKeeper, TailReport, TailRequest};

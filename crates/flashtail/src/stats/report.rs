@@ -153,6 +153,10 @@ pub struct RunReport {
     pub cdf_all: Cdf,
     pub flash: FlashCounts,
     pub waits: WaitBreakdown,
+    /// What the slowest requests waited for (`stats::tail`). Absent from reports written
+    /// before it existed (read back as empty).
+    #[serde(default)]
+    pub tail: super::tail::TailReport,
     pub free_blocks: Vec<FreeBlocksSample>,
     pub integrity: IntegrityReport,
     pub cost: RunCost,

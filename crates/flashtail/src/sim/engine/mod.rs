@@ -18,7 +18,8 @@ use crate::scheduler::txn::NO_REQ;
 use crate::scheduler::unit::IDLE;
 use crate::scheduler::events::EventQueue;
 use crate::scheduler::{Cause, PhaseCosts, Txn, TxnKind, Unit};
-use crate::stats::{self, FlashCounts, FreeBlocksSample, IntegrityReport, LatencyMode, LatencyRecorder, RunCost, RunReport, WaitBreakdown};
+use crate::stats::tail::{TailEntry, TAIL_KEEP};
+use crate::stats::{self, FlashCounts, FreeBlocksSample, IntegrityReport, LatencyMode, LatencyRecorder, RunCost, RunReport, TailClass, TailKeeper, TailReport, WaitBreakdown};
 use crate::units::{BlockId, Lpn, Nanos, PlaneId, Ppn};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::Ordering;
@@ -176,6 +177,8 @@ pub struct Simulation {
     /// The GC policy's `watches_requests`, asked once: most policies ignore arrivals and
     /// completions, and the two hook calls per request were 1 % of a run's instructions.
     policy_watches_requests: bool,
+    /// The slowest reads and writes with their wait causes (`stats::tail`), indexed by `Op`.
+    tail: [TailKeeper; 2],
 }
 
 impl Simulation {
@@ -275,6 +278,7 @@ impl Simulation {
             fatal: None,
             costs: PhaseCosts::new(&geo, &dev.timing),
             policy_watches_requests,
+            tail: [TailKeeper::new(TAIL_KEEP), TailKeeper::new(TAIL_KEEP)],
             ftl,
             dev,
             opts,
@@ -530,7 +534,8 @@ impl Simulation {
         if last >= lp {
             self.c.wrapped_requests += 1;
         }
-        let slot = self.reqs.insert(Req { arrival: r.arrival, op: r.op, pending: 1, wait: [0; 6], last_plane: PlaneId(0) });
+        let pages = (last - first + 1).min(u32::MAX as u64) as u32;
+        let slot = self.reqs.insert(Req { arrival: r.arrival, op: r.op, pending: 1, wait: [0; 6], last_plane: PlaneId(0), pages });
         match r.op {
             Op::Read => {
                 for page in first..=last {
@@ -573,6 +578,10 @@ impl Simulation {
         }
         let lat = (self.now - r.arrival).0;
         let (op, wait, plane) = (r.op, r.wait, r.last_plane);
+        // One comparison unless the request is among the slowest of its class so far.
+        if self.tail[op as usize].admits(lat) {
+            self.keep_slow(slot, lat);
+        }
         self.reqs.remove(slot);
         self.c.requests_completed += 1;
         match op {
@@ -598,6 +607,17 @@ impl Simulation {
         if self.policy_watches_requests {
             self.notify(|p, ctx| p.on_complete(ctx, op, Nanos(lat), plane));
         }
+    }
+
+    /// Offer completed request `slot` to its class's slowest-requests keeper (out of line:
+    /// the caller is the hot path, and few requests get here).
+    #[cold]
+    #[inline(never)]
+    fn keep_slow(&mut self, slot: u32, lat: u64) {
+        let seq = self.c.requests_completed;
+        let r = self.reqs.get(slot);
+        let e = TailEntry { latency: lat, arrival: r.arrival.0, seq, wait: r.wait, plane: r.last_plane.0, pages: r.pages };
+        self.tail[r.op as usize].offer(e);
     }
 
     // ----- transactions and units ----------------------------------------------------
@@ -1203,6 +1223,12 @@ impl Simulation {
             share_reads_waited_on_gc: c.reads_waited_on_gc as f64 / (reads.count.max(1) as f64),
             wait_ns_by_cause: WAIT_CAUSES.iter().zip(c.wait_ns).map(|(k, v)| (k.to_string(), v)).collect(),
         };
+        let [tail_reads, tail_writes] = std::mem::take(&mut self.tail).map(TailKeeper::into_kept);
+        let tail = TailReport {
+            kept_per_class: TAIL_KEEP as u64,
+            reads: TailClass::build(&tail_reads, &reads, TAIL_KEEP),
+            writes: TailClass::build(&tail_writes, &writes, TAIL_KEEP),
+        };
         let sim_time = self.now.0.saturating_sub(self.first_arrival.unwrap_or(Nanos::ZERO).0);
         let mut workload_notes: BTreeMap<String, String> = notes.into_iter().collect();
         workload_notes.insert("requests_wrapped_into_capacity".into(), c.wrapped_requests.to_string());
@@ -1233,6 +1259,7 @@ impl Simulation {
             cdf_all,
             flash,
             waits,
+            tail,
             free_blocks: std::mem::take(&mut self.free_samples),
             integrity: IntegrityReport {
                 oracle_enabled: self.oracle.enabled,
