@@ -7,80 +7,27 @@
 //! simulation, so the whole file takes a few seconds. Does not test the numbers of the
 //! default DTRS comparison (too slow for CI; the library's tests cover the mechanisms).
 
+mod support;
+use support::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-const BIN: &str = env!("CARGO_BIN_EXE_flashtail");
-
-fn flashtail(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot start {BIN}: {e}"))
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use std::process::Command;
 
 /// Runs a command that must fail cleanly; returns its stderr after checking that it
 /// contains every `needle`.
 fn fails(args: &[&str], needles: &[&str]) -> String {
-    let out = flashtail(args);
-    let err = text(&out.stderr);
-    assert!(
-        !out.status.success(),
-        "{args:?} should fail; stdout:\n{}\nstderr:\n{err}",
-        text(&out.stdout)
-    );
-    assert!(
-        out.status.code().is_some_and(|c| c != 0),
-        "{args:?}: exit status {:?}",
-        out.status
-    );
-    assert!(!err.contains("panicked"), "{args:?} panicked:\n{err}");
-    for n in needles {
-        assert!(
-            err.contains(n),
-            "{args:?}: stderr should mention {n:?}:\n{err}"
-        );
-    }
-    err
+    fails_with(args, needles)
 }
 
 /// Runs a command that must succeed; returns its stdout.
 fn succeeds(args: &[&str]) -> String {
-    let out = flashtail(args);
-    assert!(
-        out.status.success(),
-        "{args:?} failed ({:?}):\n{}\n{}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    text(&out.stdout)
+    succeeds_both(args).0
 }
 
-/// A fresh, empty directory for one test (tests run in parallel, so each gets its own).
+/// A fresh, empty directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("creating {}: {e}", d.display()));
-    d
+    scratch_dir("cli", name)
 }
 
-fn write(path: &Path, content: &str) {
-    std::fs::write(path, content).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("scratch paths are UTF-8")
-}
-
-/// An MSR Cambridge CSV line: FILETIME ticks (100 ns), host, disk, type, offset, size, response.
-fn msr_line(ticks: u64, op: &str, offset: u64, size: u64) -> String {
-    format!("{ticks},hm,0,{op},{offset},{size},100\n")
-}
 
 /// 10 writes of one 4 KiB page each, then 10 reads of the same pages, 10 ms apart: every
 /// request finds the `tiny` device idle.
@@ -659,14 +606,6 @@ fn bench_repeat_runs_rounds_and_summarises_them() {
     assert!(runs.iter().all(|r| r["events"] == runs[0]["events"] && r["requests"] == 1500), "{runs:?}");
     fails(&["bench", "--requests", "10", "--repeat", "0"], &["--repeat"]);
     fails(&["bench", "--scaling", "--repeat", "2"], &["--repeat applies to the scheme cases"]);
-}
-
-fn read(p: &Path) -> String {
-    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()))
-}
-
-fn read_json(p: &Path) -> serde_json::Value {
-    serde_json::from_str(&read(p)).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
 /// A reader that stops early (`flashtail compare | head`) ends the output quietly, as with

@@ -7,64 +7,26 @@
 //! Every run uses the `tiny` device, a short generated workload, a few-line trace or a
 //! window of the bundled DTRS slice, so the file takes a few seconds.
 
+mod support;
+use support::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-const BIN: &str = env!("CARGO_BIN_EXE_flashtail");
-
-fn flashtail(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().unwrap_or_else(|e| panic!("cannot start {BIN}: {e}"))
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// Runs a command that must fail cleanly; returns its stderr after checking that it
 /// contains every `needle`.
 fn fails(args: &[&str], needles: &[&str]) -> String {
-    let out = flashtail(args);
-    let err = text(&out.stderr);
-    assert!(!out.status.success(), "{args:?} should fail; stdout:\n{}\nstderr:\n{err}", text(&out.stdout));
-    assert!(!err.contains("panicked"), "{args:?} panicked:\n{err}");
-    for n in needles {
-        assert!(err.contains(n), "{args:?}: stderr should mention {n:?}:\n{err}");
-    }
-    err
+    fails_with(args, needles)
 }
 
 /// Runs a command that must succeed; returns (stdout, stderr).
 fn succeeds(args: &[&str]) -> (String, String) {
-    let out = flashtail(args);
-    assert!(out.status.success(), "{args:?} failed ({:?}):\n{}\n{}", out.status, text(&out.stdout), text(&out.stderr));
-    (text(&out.stdout), text(&out.stderr))
+    succeeds_both(args)
 }
 
-/// A fresh, empty directory for one test (tests run in parallel, so each gets its own).
+/// A fresh, empty directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-qa-{name}"));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("creating {}: {e}", d.display()));
-    d
+    scratch_dir("cli-qa", name)
 }
 
-fn write(path: &Path, content: &str) {
-    std::fs::write(path, content).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("scratch paths are UTF-8")
-}
-
-fn read_json(p: &Path) -> serde_json::Value {
-    let t = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()));
-    serde_json::from_str(&t).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
-/// An MSR Cambridge CSV line: FILETIME ticks (100 ns), host, disk, type, offset, size, response.
-fn msr_line(ticks: u64, op: &str, offset: u64, size: u64) -> String {
-    format!("{ticks},hm,0,{op},{offset},{size},100\n")
-}
 
 /// The schemes a `compare` ran, from its summary.json.
 fn compared_schemes(out: &Path) -> Vec<String> {

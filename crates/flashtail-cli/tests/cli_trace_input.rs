@@ -8,64 +8,25 @@
 //! shared Hadoop slice), so the file needs no data outside the repository. Runs use the `tiny`
 //! device unless the test is about the default device.
 
+mod support;
+use support::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-const BIN: &str = env!("CARGO_BIN_EXE_flashtail");
-
-fn flashtail(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot start {BIN}: {e}"))
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// Runs a command that must fail cleanly (exit code not 0, no panic); returns its stderr.
 fn fails(args: &[&str]) -> String {
-    let out = flashtail(args);
-    let err = text(&out.stderr);
-    assert!(
-        out.status.code().is_some_and(|c| c != 0),
-        "{args:?} should fail ({:?}); stdout:\n{}\nstderr:\n{err}",
-        out.status,
-        text(&out.stdout)
-    );
-    assert!(!err.contains("panicked"), "{args:?} panicked:\n{err}");
-    err
+    fails_with(args, &[])
 }
 
 /// Runs a command that must succeed; returns (stdout, stderr).
 fn succeeds(args: &[&str]) -> (String, String) {
-    let out = flashtail(args);
-    assert!(
-        out.status.success(),
-        "{args:?} failed ({:?}):\n{}\n{}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    (text(&out.stdout), text(&out.stderr))
+    succeeds_both(args)
 }
 
-/// A fresh, empty directory for one test (tests run in parallel, so each gets its own).
+/// A fresh, empty directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-trace-input-{name}"));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("creating {}: {e}", d.display()));
-    d
+    scratch_dir("cli-trace-input", name)
 }
 
-fn write(path: &Path, content: impl AsRef<[u8]>) {
-    std::fs::write(path, content).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("scratch paths are UTF-8")
-}
 
 /// The value of a `  key: value` workload note in a run's summary text.
 fn note<'a>(out: &'a str, key: &str) -> Option<&'a str> {
