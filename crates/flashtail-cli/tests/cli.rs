@@ -229,7 +229,7 @@ fn device_file_with_a_typo_names_file_and_key() {
     let path = dir.join("my-ssd.toml");
     write(
         &path,
-        &good.replace("over_provisioning = 0.20", "over_provisionning = 0.20"),
+        good.replace("over_provisioning = 0.20", "over_provisionning = 0.20"),
     );
     fails(
         &["run", "--device", s(&path), "--scheme", "nogc"],
@@ -418,7 +418,7 @@ fn schemes_lists_every_scheme_and_the_victim_policies() {
 fn run_on_a_small_trace_counts_every_request_with_analytic_latency() {
     let dir = scratch("run-trace");
     let trace = dir.join("idle.csv");
-    write(&trace, &idle_msr_trace());
+    write(&trace, idle_msr_trace());
     let json = dir.join("run.json");
     let out = succeeds(&[
         "run",
