@@ -250,6 +250,29 @@ impl DeviceConfig {
 
 #[cfg(test)]
 mod tests {
+    use super::Precondition;
+
+    /// `Precondition::MODELS` is written by hand for the override rules: it must list
+    /// exactly the keys each model serialises (so a new field cannot be left out of it).
+    #[test]
+    fn the_model_key_lists_match_the_schema() {
+        let samples = [
+            Precondition::None,
+            Precondition::Steady { fill: 0.5, free_blocks_margin: 1 },
+            Precondition::Aged { ratio: 0.5, settle: true },
+        ];
+        assert_eq!(samples.len(), Precondition::MODELS.len());
+        for p in samples {
+            let v = toml::Value::try_from(&p).unwrap();
+            let mut keys: Vec<&str> = v.as_table().unwrap().keys().map(String::as_str).filter(|&k| k != "model").collect();
+            keys.sort_unstable();
+            let (_, listed) = Precondition::MODELS.iter().find(|(m, _)| *m == p.model()).unwrap();
+            let mut listed = listed.to_vec();
+            listed.sort_unstable();
+            assert_eq!(keys, listed, "model {}", p.model());
+        }
+    }
+
     /// A reserve too large for the plane is the field named first, with the largest that
     /// fits; an over-provisioning too small for the default reserve is named alone.
     #[test]
