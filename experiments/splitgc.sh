@@ -24,7 +24,7 @@ rs = {r["scheme"].split(":")[0]: r for r in json.load(open(path))["reports"]}
 print(f"-- {label}")
 for n in ["base", "dagc", "cagc", "splitgc"]:
     r = rs[n]; e = r["flash"]["extra"]; rd, wr = r["reads"], r["writes"]
-    print(f'{n:<8} read mean {rd["mean_ns"]/1e3:8.1f} us  p99 {rd["p99_ns"]/1e3:9.1f}  p99.99 {rd["p99_99_ns"]/1e3:10.1f} us | '
+    print(f'{n:<8} reads {rd["count"]:>6}, mean {rd["mean_ns"]/1e3:8.1f} us  p99 {rd["p99_ns"]/1e3:9.1f}  p99.99 {rd["p99_99_ns"]/1e3:10.1f} us | '
           f'write p99 {wr["p99_ns"]/1e3:9.1f}  p99.99 {wr["p99_99_ns"]/1e3:10.1f} us | migrated {r["flash"]["gc_pages_migrated"]:>7} '
           f'erases {r["flash"]["erases"]:>5}  deferred {e.get("deferred_pages", 0):>6}  dedup {e.get("cagc_pages_deduplicated", 0):>6}  '
           f'revalidated {e.get("dagc_revalidated_writes", 0):>6}  violations {r["integrity"]["violations"]}')

@@ -134,22 +134,7 @@ fn phase_lookup(c: &mut Criterion) {
     let costs = PhaseCosts::new(&dev.geometry, &dev.timing);
     let kinds = [TxnKind::Read, TxnKind::Write, TxnKind::GcCopy, TxnKind::Erase];
     let txns: Vec<Txn> = (0..64u32)
-        .map(|i| Txn {
-            kind: kinds[i as usize % 4],
-            plane: PlaneId(0),
-            lpn: i,
-            ppn: i * 7,
-            dst: i * 11,
-            version: 0,
-            req: 0,
-            phase: 0,
-            snap: [0; 3],
-            chan_wait_start: Nanos(0),
-            buffered: false,
-            parity: false,
-            parent: u32::MAX,
-            internal: false,
-        })
+        .map(|i| Txn { lpn: i, ppn: i * 7, dst: i * 11, req: 0, ..Txn::probe(kinds[i as usize % 4]) })
         .collect();
     let mut i = 0usize;
     c.bench_function("phase/duration lookup", |b| {

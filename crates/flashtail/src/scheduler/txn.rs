@@ -130,6 +130,9 @@ pub struct Txn {
     /// A controller-internal read (rebuild member, flush read-back): its data feeds an XOR,
     /// not the host, so the oracle checks the XOR's inputs as a whole instead.
     pub internal: bool,
+    /// Idle-time work nothing waits for: SplitGC's read scrub and its deferred writes. It
+    /// queues for the channel behind every other transfer ([`Txn::channel_class`]).
+    pub background: bool,
 }
 
 /// Every phase duration a transaction can have, precomputed from [`Timing`] (see module doc).
@@ -321,8 +324,9 @@ impl Txn {
         }
     }
 
-    /// A transaction of `kind` with no pages (for tabulating page-independent phases).
-    fn probe(kind: TxnKind) -> Txn {
+    /// A transaction of `kind` with no pages and every flag off (for tabulating
+    /// page-independent phases; benchmarks fill in the pages).
+    pub fn probe(kind: TxnKind) -> Txn {
         Txn {
             kind,
             plane: PlaneId(0),
@@ -338,6 +342,7 @@ impl Txn {
             parity: false,
             parent: u32::MAX,
             internal: false,
+            background: false,
         }
     }
 
@@ -372,6 +377,23 @@ impl Txn {
     /// GC or other background work (for channel accounting and priorities).
     pub fn is_gc(&self) -> bool {
         !matches!(self.kind, TxnKind::Read | TxnKind::Write)
+    }
+
+    /// Priority class for a busy channel's queue (lowest first, then arrival): host reads,
+    /// host writes, GC, then background work. The read scrub is "a background, low-priority
+    /// task" (SplitGC §3.2, shared/specs/04-splitgc.md) and deferred writes are done "during
+    /// idle time" (§3.3): in the class of GC, a plane's GC copies queued behind other planes'
+    /// scrub transfers, and plane-blocking GC took several times as long. A background
+    /// transaction may wait in a lower class than this one: the engine lends it the class of
+    /// work queued behind it on its unit (priority inheritance, `sim::engine::content_path`).
+    #[inline]
+    pub fn channel_class(&self) -> u8 {
+        match self.kind {
+            TxnKind::Read => 0,
+            TxnKind::Write => 1,
+            _ if self.background => 3,
+            _ => 2,
+        }
     }
 }
 

@@ -4,11 +4,24 @@
 //! DAGC's revalidated writes and kept pages, and the rescue of a content's last copy before
 //! its block is erased.
 //!
-//! Background work (scrub reads, deferred writes) runs on a unit only when it has nothing
-//! else to do, one page at a time, so host I/O waits for at most one such operation
-//! (SplitGC §3.2: "interrupted by high-priority user I/O"). Controller time per scrubbed
-//! page (ECC, SHA-1, table update) is pipelined with the next read and holds no plane; it is
-//! reported, not waited for.
+//! Background work (scrub reads, deferred writes) is idle-time work (SplitGC §3.2: "a
+//! background, low-priority task", "interrupted by high-priority user I/O"; §3.3: deferred
+//! writes "during idle time"), by three rules (docs/splitgc.md, "Background work and
+//! priorities"):
+//! 1. it starts only on a unit with nothing else to do, one page at a time, so host I/O
+//!    waits for at most one such operation;
+//! 2. it does not start while a plane on the unit's channel has GC granted
+//!    ([`Simulation::channel_in_gc`]): its transfers would slip into the gaps between GC's
+//!    and stretch every plane-blocking GC on the channel; units that held work back are
+//!    woken when the channel's GC is over;
+//! 3. on a busy channel its transfers queue last, behind GC copies (`Txn::channel_class`),
+//!    but a background transaction waiting for the channel still holds its unit, so
+//!    whatever queues on that unit behind it (a host request, a GC grant) lends it its own
+//!    class for the rest of the wait (priority inheritance,
+//!    [`Simulation::lend_channel_class`]).
+//!
+//! Controller time per scrubbed page (ECC, SHA-1, table update) is pipelined with the next
+//! read and holds no plane; it is reported, not waited for.
 //!
 //! Every entry point is out of line and behind one `Option` test, so runs of other schemes
 //! execute none of this.
@@ -48,6 +61,8 @@ macro_rules! counters {
 }
 
 counters! {
+    BackgroundClassLent => "background_channel_class_lent",
+    BackgroundHeldForGc => "background_held_for_channel_gc",
     BloomRebuilds => "bloom_rebuilds",
     CagcPagesDeduplicated => "cagc_pages_deduplicated",
     DagcKeptPagesDropped => "dagc_kept_pages_dropped",
@@ -78,6 +93,11 @@ pub(super) struct ContentWork {
     /// SplitGC's waiting queue, per plane of the copy a deferred write will read:
     /// (logical page, content).
     deferred: Vec<VecDeque<(u32, u32)>>,
+    /// The units on each channel.
+    channel_units: Vec<Vec<u32>>,
+    /// Per unit: it found background work but left it because its channel was in GC; it is
+    /// woken when the channel's GC is over (`content_channel_check`).
+    held_back: Vec<bool>,
     /// The first arrival scheduled the first pass.
     started: bool,
     /// The request source is exhausted: no new scrub pass or scrub read.
@@ -134,6 +154,14 @@ impl Simulation {
             scrub: split.then(|| Scrub::new(geo.planes(), geo.blocks_per_plane, cs.params.groups, cs.params.check_all)),
             bloom: split.then(|| Bloom::new(u64::from(geo.total_pages()), cs.params.bloom_bits)),
             deferred: vec![VecDeque::new(); geo.planes() as usize],
+            channel_units: {
+                let mut by_channel = vec![Vec::new(); self.channels.len()];
+                for (u, unit) in self.units.iter().enumerate() {
+                    by_channel[unit.channel.idx()].push(u as u32);
+                }
+                by_channel
+            },
+            held_back: vec![false; self.units.len()],
             started: false,
             draining: false,
             write_content: 0,
@@ -493,6 +521,15 @@ impl Simulation {
     #[inline(never)]
     pub(super) fn content_background(&mut self, u: u32) -> Option<u32> {
         let (first, n) = (self.units[u as usize].first_plane, self.units[u as usize].num_planes);
+        let ch = self.units[u as usize].channel.idx();
+        if self.channel_in_gc(ch) {
+            // Not idle time (module doc): wait for the channel's GC to end.
+            if (first..first + n).any(|p| self.has_background_work(PlaneId(p))) {
+                self.cw().held_back[u as usize] = true;
+                self.cw().add(Ctr::BackgroundHeldForGc, 1);
+            }
+            return None;
+        }
         for p in first..first + n {
             if let Some(t) = self.deferred_write(PlaneId(p)) {
                 return Some(t);
@@ -504,6 +541,85 @@ impl Simulation {
             }
         }
         None
+    }
+
+    /// Priority inheritance (module doc): work of channel class `class` now waits on unit
+    /// `u`. If the unit's running transaction is background work waiting for its channel in
+    /// a later class, it waits in `class` from now on, keeping its place by arrival.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn lend_channel_class(&mut self, u: u32, class: u8) {
+        let unit = &self.units[u as usize];
+        let t = unit.running;
+        if t == crate::scheduler::unit::IDLE || !self.txns[t as usize].background {
+            return;
+        }
+        let ch = unit.channel.idx();
+        let Some(w) = self.channels[ch].waiters.iter_mut().find(|w| w.2 == u) else { return };
+        if w.0 > class {
+            w.0 = class;
+            self.cw().add(Ctr::BackgroundClassLent, 1);
+        }
+    }
+
+    /// The channel class background transaction `t` of unit `u` waits in: its own, or that of
+    /// the most urgent work already queued behind it on the unit (priority inheritance,
+    /// module doc).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn background_channel_class(&mut self, u: u32, t: u32) -> u8 {
+        let own = self.txns[t as usize].channel_class();
+        let unit = &self.units[u as usize];
+        let (first, n) = (unit.first_plane, unit.num_planes);
+        let lent = if !unit.reads.is_empty() {
+            0
+        } else if !unit.writes.is_empty() {
+            1
+        } else if (first..first + n).any(|p| matches!(self.gc[p as usize].grant, Some(g) if g.mode != crate::gc::GcMode::Background)) {
+            2
+        } else {
+            own
+        };
+        if lent < own {
+            self.cw().add(Ctr::BackgroundClassLent, 1);
+        }
+        lent.min(own)
+    }
+
+    /// A plane of channel `ch` has foreground GC granted (not `GcMode::Background`, which
+    /// itself waits for idle units).
+    fn channel_in_gc(&self, ch: usize) -> bool {
+        let w = self.content.as_ref().expect("content");
+        w.channel_units[ch].iter().any(|&u| {
+            let unit = &self.units[u as usize];
+            (unit.first_plane..unit.first_plane + unit.num_planes)
+                .any(|p| matches!(self.gc[p as usize].grant, Some(g) if g.mode != crate::gc::GcMode::Background))
+        })
+    }
+
+    /// Plane `plane` has a deferred write queued or scrub reads left in the current pass
+    /// (whether they can start is decided when they are taken).
+    fn has_background_work(&self, plane: PlaneId) -> bool {
+        let w = self.content.as_ref().expect("content");
+        !w.deferred[plane.idx()].is_empty() || (!w.draining && w.scrub.as_ref().is_some_and(|s| s.active && s.pending(plane)))
+    }
+
+    /// Unit `u`'s channel may have left GC: wake the units on it that held background work
+    /// back for that GC (called after each completion and when a grant finds no victim).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn content_channel_check(&mut self, u: u32) {
+        let ch = self.units[u as usize].channel.idx();
+        let w = self.content.as_ref().expect("content");
+        if !w.channel_units[ch].iter().any(|&v| w.held_back[v as usize]) || self.channel_in_gc(ch) {
+            return;
+        }
+        for k in 0..self.cw().channel_units[ch].len() {
+            let v = self.cw().channel_units[ch][k];
+            if std::mem::take(&mut self.cw().held_back[v as usize]) && self.units[v as usize].running == crate::scheduler::unit::IDLE {
+                self.schedule_token(self.now, WAKE_TOKEN | u64::from(v));
+            }
+        }
     }
 
     fn deferred_write(&mut self, plane: PlaneId) -> Option<u32> {
@@ -530,6 +646,7 @@ impl Simulation {
             let x = &mut self.txns[t as usize];
             x.dst = dst;
             x.version = c;
+            x.background = true;
             return Some(t);
         }
     }
@@ -549,6 +666,7 @@ impl Simulation {
                 let t = self.new_txn(TxnKind::Fingerprint, plane, NONE, p.0, NO_REQ);
                 let x = &mut self.txns[t as usize];
                 x.internal = true;
+                x.background = true;
                 x.version = c;
                 // `parent` carries whether the page is fingerprinted (its group's pass).
                 x.parent = u32::from(fp);

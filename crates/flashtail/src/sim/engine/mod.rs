@@ -645,6 +645,7 @@ impl Simulation {
             parity: false,
             parent: NONE,
             internal: false,
+            background: false,
         }
     }
 
@@ -678,6 +679,10 @@ impl Simulation {
         }
         if is_read && self.dev.timing.suspend.enabled {
             self.maybe_suspend(u);
+        }
+        if self.content.is_some() {
+            // A background transaction holding the unit takes the request's channel class.
+            self.lend_channel_class(u, u8::from(!is_read));
         }
         self.dispatch(u);
     }
@@ -759,6 +764,9 @@ impl Simulation {
                 }
                 None => {
                     g.grant = None;
+                    if self.content.is_some() {
+                        self.content_channel_check(self.unit_of_plane[plane.idx()]);
+                    }
                     return None;
                 }
             }
@@ -1065,6 +1073,9 @@ impl Simulation {
             }
         }
         self.dispatch(u);
+        if self.content.is_some() {
+            self.content_channel_check(u);
+        }
     }
 
     /// Add a GC move's array time (source tR, destination tPROG) on multi-level cells, where
@@ -1115,6 +1126,10 @@ impl Simulation {
             match cmd {
                 GcCmd::Grant(p, g) => {
                     self.gc[p.idx()].grant = Some(g);
+                    if self.content.is_some() && g.mode != GcMode::Background {
+                        // A background transaction holding the plane's unit takes GC's class.
+                        self.lend_channel_class(self.unit_of_plane[p.idx()], 2);
+                    }
                     if let Some(r) = &self.rain {
                         let busy = r.group_planes(r.group_of_plane(p)).filter(|q| self.gc[q.idx()].active()).count() as u64;
                         self.c.max_gc_planes_per_group = self.c.max_gc_planes_per_group.max(busy);

@@ -27,7 +27,6 @@
 use super::{Simulation, EV_UNIT};
 use crate::scheduler::txn::NO_REQ;
 use crate::scheduler::txn::Chain;
-use crate::scheduler::TxnKind;
 use crate::sim::requests::W_CHANNEL;
 use crate::units::Nanos;
 
@@ -142,11 +141,8 @@ impl Simulation {
 
     /// Channel `ch` is busy: unit `u` (transaction `t`, in a transfer phase) queues for it.
     fn wait_for_channel(&mut self, u: u32, t: u32, ch: usize) {
-        let class = match self.txns[t as usize].kind {
-            TxnKind::Read => 0,
-            TxnKind::Write => 1,
-            _ => 2,
-        };
+        let txn = &self.txns[t as usize];
+        let class = if txn.background { self.background_channel_class(u, t) } else { txn.channel_class() };
         let seq = self.next_seq();
         self.channels[ch].waiters.push((class, seq, u));
         self.txns[t as usize].chan_wait_start = self.now;
