@@ -93,6 +93,8 @@ pub fn summary_text(r: &RunReport) -> String {
     let causes: Vec<String> = w
         .wait_ns_by_cause
         .iter()
+        // Only content-aware schemes do background work: leave its zero out of other runs.
+        .filter(|&(k, v)| k != "background" || *v > 0)
         .map(|(k, v)| format!("{k} {:.1}%", if total == 0 { 0.0 } else { 100.0 * *v as f64 / total as f64 }))
         .collect();
     let _ = writeln!(s, "wait by cause (share of {:.3} s total wait): {}", total as f64 / 1e9, causes.join(", "));

@@ -118,7 +118,7 @@ pub struct Txn {
     /// Index of the current phase.
     pub phase: u8,
     /// The unit's cumulative busy time per cause when this transaction was queued.
-    pub snap: [u64; 3],
+    pub snap: [u64; crate::scheduler::unit::CAUSES],
     /// When its current transfer started waiting for the channel.
     pub chan_wait_start: Nanos,
     /// A buffered write: completion frees a buffer slot instead of finishing a request.
@@ -336,7 +336,7 @@ impl Txn {
             version: 0,
             req: u32::MAX,
             phase: 0,
-            snap: [0; 3],
+            snap: [0; crate::scheduler::unit::CAUSES],
             chan_wait_start: Nanos::ZERO,
             buffered: false,
             parity: false,

@@ -1,6 +1,7 @@
 //! An execution unit (a plane, or a die whose planes share it): its queues, its current
 //! transaction, and how long it has been busy for each cause (for wait attribution).
 
+use crate::scheduler::txn::Txn;
 use crate::scheduler::TxnKind;
 use crate::units::{ChannelId, Nanos};
 use std::collections::VecDeque;
@@ -12,17 +13,33 @@ pub enum Cause {
     UserOp = 0,
     GcCopy = 1,
     GcErase = 2,
+    /// Idle-time work of a content-aware scheme: SplitGC's read scrub and deferred writes.
+    Background = 3,
 }
 
+/// Number of [`Cause`]s: the unit-side entries at the head of `WAIT_CAUSES`.
+pub const CAUSES: usize = 4;
+
 impl Cause {
-    /// What a running transaction of `kind` occupies its unit with.
+    /// What a running transaction of `kind` occupies its unit with, unless it is flagged
+    /// background ([`Cause::of_txn`]).
     #[inline]
     pub fn of(kind: TxnKind) -> Cause {
         match kind {
             TxnKind::Read | TxnKind::Write => Cause::UserOp,
-            // Scrub reads and deferred writes are background work of the content-aware GC.
             TxnKind::GcCopy | TxnKind::GcCopyback | TxnKind::Fingerprint | TxnKind::Rewrite => Cause::GcCopy,
             TxnKind::Erase => Cause::GcErase,
+        }
+    }
+
+    /// What running transaction `t` occupies its unit with: SplitGC's scrub reads and
+    /// deferred writes are flagged background; CAGC's fingerprinting GC reads are GC.
+    #[inline]
+    pub fn of_txn(t: &Txn) -> Cause {
+        if t.background {
+            Cause::Background
+        } else {
+            Cause::of(t.kind)
         }
     }
 }
@@ -51,7 +68,7 @@ pub struct Unit {
     pub num_planes: u32,
     pub channel: ChannelId,
     /// Busy time per cause, closed intervals only.
-    pub acc: [u64; 3],
+    pub acc: [u64; CAUSES],
     pub occ_cause: Cause,
     pub occ_since: Nanos,
     /// A program or erase suspended for reads: (transaction, array time still to run); or,
@@ -75,7 +92,7 @@ impl Unit {
             first_plane,
             num_planes,
             channel,
-            acc: [0; 3],
+            acc: [0; CAUSES],
             occ_cause: Cause::UserOp,
             occ_since: Nanos::ZERO,
             parked: None,
@@ -109,7 +126,7 @@ impl Unit {
 
     /// Cumulative busy time per cause up to `now`.
     #[inline]
-    pub fn cum(&self, now: Nanos) -> [u64; 3] {
+    pub fn cum(&self, now: Nanos) -> [u64; CAUSES] {
         let mut c = self.acc;
         if self.running != IDLE {
             c[self.occ_cause as usize] += now.0 - self.occ_since.0;

@@ -4,11 +4,15 @@
 use crate::host::Op;
 use crate::units::{Nanos, PlaneId};
 
-/// Wait causes tracked per request, in report order.
-pub const WAIT_CAUSES: [&str; 6] = ["user_op", "gc_copy", "gc_erase", "channel", "free_space", "buffer"];
-pub const W_CHANNEL: usize = 3;
-pub const W_FREE: usize = 4;
-pub const W_BUFFER: usize = 5;
+/// Number of wait causes.
+pub const WAIT_N: usize = 7;
+/// Wait causes tracked per request, in report order: first what a unit can be busy with
+/// (`scheduler::unit::Cause`, same order), then the engine's own.
+pub const WAIT_CAUSES: [&str; WAIT_N] = ["user_op", "gc_copy", "gc_erase", "background", "channel", "free_space", "buffer"];
+pub const W_CHANNEL: usize = 4;
+pub const W_FREE: usize = 5;
+pub const W_BUFFER: usize = 6;
+const _: () = assert!(crate::scheduler::unit::CAUSES == 4 && W_CHANNEL == crate::scheduler::unit::CAUSES);
 
 #[derive(Clone, Debug)]
 pub struct Req {
@@ -16,7 +20,7 @@ pub struct Req {
     pub op: Op,
     /// Sub-requests (pages) not yet done.
     pub pending: u32,
-    pub wait: [u64; 6],
+    pub wait: [u64; WAIT_N],
     pub last_plane: PlaneId,
     /// Pages the request spans (reported for the slowest requests, `stats::tail`; fits
     /// in the struct's padding).

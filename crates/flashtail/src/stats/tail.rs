@@ -30,7 +30,7 @@
 //! it and the admission test `latency > least kept` is exact.
 
 use super::report::LatencySummary;
-use crate::sim::requests::WAIT_CAUSES;
+use crate::sim::requests::{WAIT_CAUSES, WAIT_N};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -50,7 +50,7 @@ pub struct TailEntry {
     /// Completion order (the engine's count of completed requests): breaks latency ties.
     pub seq: u64,
     /// Wait by cause (ns, summed over the request's pages), in `WAIT_CAUSES` order.
-    pub wait: [u64; 6],
+    pub wait: [u64; WAIT_N],
     /// The plane the request's last-queued page went to.
     pub plane: u32,
     pub pages: u32,
@@ -264,11 +264,11 @@ impl TailBand {
 
 /// A request's latency charged to its wait causes and service (module doc): `(charges by
 /// cause, service)`.
-fn charge(e: &TailEntry) -> ([f64; 6], f64) {
+fn charge(e: &TailEntry) -> ([f64; WAIT_N], f64) {
     let lat = e.latency as f64;
     let total: u64 = e.wait.iter().sum();
     let scale = if total > e.latency { lat / total as f64 } else { 1.0 };
-    let mut c = [0.0; 6];
+    let mut c = [0.0; WAIT_N];
     for (c, &w) in c.iter_mut().zip(&e.wait) {
         *c = w as f64 * scale;
     }
@@ -322,8 +322,8 @@ fn band(name: &str, from: u64, requests: u64, members: &[&TailEntry]) -> TailBan
     let n = members.len();
     let mut lat_sum = 0f64;
     let mut pages = 0f64;
-    let mut wait_sum = [0f64; 6];
-    let mut charged = [0f64; 6];
+    let mut wait_sum = [0f64; WAIT_N];
+    let mut charged = [0f64; WAIT_N];
     let mut service = 0f64;
     let mut exceed = 0;
     for e in members {
@@ -363,7 +363,7 @@ mod tests {
     use super::*;
 
     fn entry(latency: u64, seq: u64) -> TailEntry {
-        TailEntry { latency, arrival: seq * 10, seq, wait: [0; 6], plane: 0, pages: 1 }
+        TailEntry { latency, arrival: seq * 10, seq, wait: [0; WAIT_N], plane: 0, pages: 1 }
     }
 
     /// Offer through the hot-path test, as the engine does.
@@ -419,10 +419,11 @@ mod tests {
 
     #[test]
     fn shares_charge_waits_and_scale_overlapping_ones() {
-        // A: 100 ns, 60 gc_copy + 10 channel → service 30. B: 100 ns, two pages whose waits
-        // sum to 200 (150 gc_erase + 50 user_op) → scaled to 75 + 25, service 0.
-        let a = TailEntry { latency: 100, arrival: 0, seq: 1, wait: [0, 60, 0, 10, 0, 0], plane: 3, pages: 1 };
-        let b = TailEntry { latency: 100, arrival: 5, seq: 2, wait: [50, 0, 150, 0, 0, 0], plane: 4, pages: 2 };
+        // A: 100 ns, 60 gc_copy + 10 buffer (the last cause) → service 30. B: 100 ns, two
+        // pages whose waits sum to 200 (150 gc_erase + 50 user_op) → scaled to 75 + 25,
+        // service 0.
+        let a = TailEntry { latency: 100, arrival: 0, seq: 1, wait: [0, 60, 0, 0, 0, 0, 10], plane: 3, pages: 1 };
+        let b = TailEntry { latency: 100, arrival: 5, seq: 2, wait: [50, 0, 150, 0, 0, 0, 0], plane: 4, pages: 2 };
         let c = TailClass::build(&[a, b], &summary(1000, 100, 100, 100, [2, 2, 2]), 16);
         assert_eq!(c.bands.len(), 3);
         let band = c.band("p99.9").unwrap();
@@ -431,7 +432,9 @@ mod tests {
         assert_eq!(band.mean_pages, 1.5);
         assert_eq!(band.mean_wait_ns_by_cause["gc_erase"], 75.0);
         let sh = &band.share_of_latency;
-        assert_eq!((sh["gc_copy"], sh["gc_erase"], sh["user_op"], sh["channel"], sh["service"]), (0.3, 0.375, 0.125, 0.05, 0.15));
+        assert_eq!((sh["gc_copy"], sh["gc_erase"], sh["user_op"], sh["buffer"], sh["service"]), (0.3, 0.375, 0.125, 0.05, 0.15));
+        // Every cause is reported, and service.
+        assert_eq!((sh.len(), band.mean_wait_ns_by_cause.len()), (WAIT_N + 1, WAIT_N));
         assert!((sh.values().sum::<f64>() - 1.0).abs() < 1e-12);
         assert_eq!(band.dominant(), Some(("gc_erase", 0.375)));
         assert_eq!(c.slowest[0].service_ns, 30);

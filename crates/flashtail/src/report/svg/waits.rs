@@ -12,13 +12,14 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Causes the simulator attributes waits to, in stacking order (bottom first); any other
 /// cause a run reports is stacked after them in name order.
-const KNOWN: [(&str, RGBColor); 6] = [
+const KNOWN: [(&str, RGBColor); 7] = [
     ("user_op", RGBColor(150, 150, 150)),
     ("channel", RGBColor(0, 114, 178)),
     ("buffer", RGBColor(0, 158, 115)),
     ("gc_copy", RGBColor(213, 94, 0)),
     ("gc_erase", RGBColor(230, 159, 0)),
     ("free_space", RGBColor(204, 121, 167)),
+    ("background", RGBColor(86, 180, 233)),
 ];
 /// Horizontal coordinate units per scheme (integer axis: see `percentiles.rs`).
 const SLOT: i32 = 10_000;

@@ -4,7 +4,7 @@
 //! bit-for-bit deterministic.
 
 use super::oracle::Oracle;
-use super::requests::{Req, ReqSlab, WAIT_CAUSES, W_FREE};
+use super::requests::{Req, ReqSlab, WAIT_CAUSES, WAIT_N, W_FREE};
 use super::{SimError, SimOptions};
 use crate::config::{Allocation, DeviceConfig, UnitOfExecution};
 use crate::ftl::precondition::{precondition, PreconditionSummary};
@@ -101,7 +101,7 @@ struct Counters {
     clamped_arrivals: u64,
     waited_on_gc: u64,
     reads_waited_on_gc: u64,
-    wait_ns: [u64; 6],
+    wait_ns: [u64; WAIT_N],
     stalled_writes: u64,
     suspends: u64,
 }
@@ -535,7 +535,7 @@ impl Simulation {
             self.c.wrapped_requests += 1;
         }
         let pages = (last - first + 1).min(u32::MAX as u64) as u32;
-        let slot = self.reqs.insert(Req { arrival: r.arrival, op: r.op, pending: 1, wait: [0; 6], last_plane: PlaneId(0), pages });
+        let slot = self.reqs.insert(Req { arrival: r.arrival, op: r.op, pending: 1, wait: [0; WAIT_N], last_plane: PlaneId(0), pages });
         match r.op {
             Op::Read => {
                 for page in first..=last {
@@ -594,7 +594,7 @@ impl Simulation {
         for (acc, w) in self.c.wait_ns.iter_mut().zip(wait) {
             *acc += w;
         }
-        if wait[1] + wait[2] + wait[W_FREE] > 0 {
+        if wait[Cause::GcCopy as usize] + wait[Cause::GcErase as usize] + wait[W_FREE] > 0 {
             self.c.waited_on_gc += 1;
             if op == Op::Read {
                 self.c.reads_waited_on_gc += 1;
@@ -639,7 +639,7 @@ impl Simulation {
             version: 0,
             req,
             phase: 0,
-            snap: [0; 3],
+            snap: [0; crate::scheduler::unit::CAUSES],
             chan_wait_start: Nanos::ZERO,
             buffered: false,
             parity: false,
@@ -951,7 +951,9 @@ impl Simulation {
         if req != NO_REQ {
             self.add_wait_from_snap(u, t);
         }
-        self.units[u as usize].occupy(t, Cause::of(kind), self.now);
+        // Only content-aware schemes flag transactions background: others skip the look.
+        let cause = if self.content.is_some() { Cause::of_txn(&self.txns[t as usize]) } else { Cause::of(kind) };
+        self.units[u as usize].occupy(t, cause, self.now);
         // Only fresh transactions are begun (a suspended one resumes without `begin`), so
         // the phase is 0; passing it saves reading back a just-written byte (see
         // `start_phase_at`).

@@ -62,7 +62,7 @@ impl Simulation {
             self.mesh_resume_write_back(u, t);
             return;
         }
-        let cause = Cause::of(self.txns[t as usize].kind);
+        let cause = Cause::of_txn(&self.txns[t as usize]);
         let unit = &mut self.units[u as usize];
         unit.parked = None;
         unit.occupy(t, cause, self.now);
