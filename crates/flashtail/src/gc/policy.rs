@@ -78,6 +78,12 @@ impl PlaneGc {
     pub fn active(&self) -> bool {
         self.grant.is_some() || self.in_flight
     }
+    /// True while this plane has a grant that runs ahead of user operations (not
+    /// `GcMode::Background`, which waits for idle units).
+    #[inline]
+    pub fn foreground(&self) -> bool {
+        matches!(self.grant, Some(g) if g.mode != GcMode::Background)
+    }
 }
 
 /// What a policy sees, and its command queue.

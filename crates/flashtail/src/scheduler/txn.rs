@@ -100,6 +100,12 @@ impl Chain {
     }
 }
 
+/// Channel queue classes, served lowest first ([`Txn::channel_class`]).
+pub const CLASS_READ: u8 = 0;
+pub const CLASS_WRITE: u8 = 1;
+pub const CLASS_GC: u8 = 2;
+pub const CLASS_BACKGROUND: u8 = 3;
+
 #[derive(Clone, Debug)]
 pub struct Txn {
     pub kind: TxnKind,
@@ -389,10 +395,10 @@ impl Txn {
     #[inline]
     pub fn channel_class(&self) -> u8 {
         match self.kind {
-            TxnKind::Read => 0,
-            TxnKind::Write => 1,
-            _ if self.background => 3,
-            _ => 2,
+            TxnKind::Read => CLASS_READ,
+            TxnKind::Write => CLASS_WRITE,
+            _ if self.background => CLASS_BACKGROUND,
+            _ => CLASS_GC,
         }
     }
 }

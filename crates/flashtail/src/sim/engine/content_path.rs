@@ -33,7 +33,7 @@ use crate::gc::content::bloom::Bloom;
 use crate::gc::content::scrub::Scrub;
 use crate::gc::content::{ContentKind, ContentParams};
 use crate::host::HostRequest;
-use crate::scheduler::txn::NO_REQ;
+use crate::scheduler::txn::{CLASS_GC, CLASS_READ, CLASS_WRITE, NO_REQ};
 use crate::scheduler::TxnKind;
 use crate::units::{BlockId, Lpn, Nanos, PlaneId, Ppn};
 use std::collections::{BTreeMap, VecDeque};
@@ -572,11 +572,11 @@ impl Simulation {
         let unit = &self.units[u as usize];
         let (first, n) = (unit.first_plane, unit.num_planes);
         let lent = if !unit.reads.is_empty() {
-            0
+            CLASS_READ
         } else if !unit.writes.is_empty() {
-            1
-        } else if (first..first + n).any(|p| matches!(self.gc[p as usize].grant, Some(g) if g.mode != crate::gc::GcMode::Background)) {
-            2
+            CLASS_WRITE
+        } else if (first..first + n).any(|p| self.gc[p as usize].foreground()) {
+            CLASS_GC
         } else {
             own
         };
@@ -592,8 +592,7 @@ impl Simulation {
         let w = self.content.as_ref().expect("content");
         w.channel_units[ch].iter().any(|&u| {
             let unit = &self.units[u as usize];
-            (unit.first_plane..unit.first_plane + unit.num_planes)
-                .any(|p| matches!(self.gc[p as usize].grant, Some(g) if g.mode != crate::gc::GcMode::Background))
+            (unit.first_plane..unit.first_plane + unit.num_planes).any(|p| self.gc[p as usize].foreground())
         })
     }
 

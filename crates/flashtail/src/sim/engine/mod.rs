@@ -14,7 +14,7 @@ use crate::ftl::{BlockState, Ftl, Stream, NONE};
 use crate::gc::{GcCmd, GcCtx, GcMode, PlaneGc, Scheme};
 use crate::host::{HostRequest, Op, RequestSource};
 use crate::interconnect::Channel;
-use crate::scheduler::txn::NO_REQ;
+use crate::scheduler::txn::{CLASS_GC, CLASS_READ, CLASS_WRITE, NO_REQ};
 use crate::scheduler::unit::IDLE;
 use crate::scheduler::events::EventQueue;
 use crate::scheduler::{Cause, PhaseCosts, Txn, TxnKind, Unit};
@@ -682,7 +682,7 @@ impl Simulation {
         }
         if self.content.is_some() {
             // A background transaction holding the unit takes the request's channel class.
-            self.lend_channel_class(u, u8::from(!is_read));
+            self.lend_channel_class(u, if is_read { CLASS_READ } else { CLASS_WRITE });
         }
         self.dispatch(u);
     }
@@ -720,7 +720,7 @@ impl Simulation {
         }
         let (first, n) = (unit.first_plane, unit.num_planes);
         for p in first..first + n {
-            if matches!(self.gc[p as usize].grant, Some(g) if g.mode != GcMode::Background) {
+            if self.gc[p as usize].foreground() {
                 if let Some(t) = self.next_gc_txn(PlaneId(p)) {
                     return Some(t);
                 }
@@ -1130,7 +1130,7 @@ impl Simulation {
                     self.gc[p.idx()].grant = Some(g);
                     if self.content.is_some() && g.mode != GcMode::Background {
                         // A background transaction holding the plane's unit takes GC's class.
-                        self.lend_channel_class(self.unit_of_plane[p.idx()], 2);
+                        self.lend_channel_class(self.unit_of_plane[p.idx()], CLASS_GC);
                     }
                     if let Some(r) = &self.rain {
                         let busy = r.group_planes(r.group_of_plane(p)).filter(|q| self.gc[q.idx()].active()).count() as u64;
