@@ -117,6 +117,12 @@ impl ContentWork {
         self.touched |= 1 << k as u32;
     }
 
+    /// The current scrub pass has pages left to read on `plane` (and the run is not
+    /// winding down).
+    fn scrub_due(&self, plane: PlaneId) -> bool {
+        !self.draining && self.scrub.as_ref().is_some_and(|s| s.active && s.pending(plane))
+    }
+
     fn max(&mut self, k: Ctr, n: u64) {
         let e = &mut self.c[k as usize];
         *e = (*e).max(n);
@@ -600,7 +606,7 @@ impl Simulation {
     /// (whether they can start is decided when they are taken).
     fn has_background_work(&self, plane: PlaneId) -> bool {
         let w = self.content.as_ref().expect("content");
-        !w.deferred[plane.idx()].is_empty() || (!w.draining && w.scrub.as_ref().is_some_and(|s| s.active && s.pending(plane)))
+        !w.deferred[plane.idx()].is_empty() || w.scrub_due(plane)
     }
 
     /// Unit `u`'s channel may have left GC: wake the units on it that held background work
@@ -652,13 +658,10 @@ impl Simulation {
 
     fn scrub_read(&mut self, plane: PlaneId) -> Option<u32> {
         let w = self.content.as_mut().expect("content");
-        if w.draining {
+        if !w.scrub_due(plane) {
             return None;
         }
-        let s = w.scrub.as_mut()?;
-        if !s.active || !s.pending(plane) {
-            return None;
-        }
+        let s = w.scrub.as_mut().expect("a due scrub");
         match s.next_page(&self.ftl, plane) {
             Some((p, fp)) => {
                 let c = self.ftl.content.as_ref().expect("content").page[p.idx()];
