@@ -1,0 +1,141 @@
+//! What a finished transaction changes: a read's page is done; a write or GC move marks
+//! its page programmed (and a move remaps its logical page if still current); an erase
+//! frees its block and ends the plane's GC run. Then the unit takes its next transaction.
+//!
+//! Does not do: the phases before the end (phases.rs), request completion (host_path.rs),
+//! the content schemes' own kinds beyond handing them on (content_path.rs).
+
+use super::Simulation;
+use crate::ftl::NONE;
+use crate::scheduler::txn::NO_REQ;
+use crate::scheduler::TxnKind;
+use crate::units::{BlockId, PlaneId, Ppn};
+
+/// What `complete` needs of a finished transaction.
+struct Finished {
+    kind: TxnKind,
+    plane: PlaneId,
+    ppn: u32,
+    dst: u32,
+    version: u32,
+    req: u32,
+    parent: u32,
+    buffered: bool,
+    parity: bool,
+}
+
+impl Simulation {
+    /// A transaction finished its last phase. (Not inlined into `start_phase`: it is needed
+    /// once per transaction, and inlined it made every phase start pay its large frame.)
+    #[inline(never)]
+    pub(super) fn complete(&mut self, u: u32) {
+        let unit = &mut self.units[u as usize];
+        let t = unit.running;
+        unit.vacate(self.now);
+        // Field by field, not a clone: the phase byte was stored just before, and a wide
+        // copy over it would miss store-to-load forwarding (see `begin`).
+        let txn = {
+            let x = &self.txns[t as usize];
+            Finished {
+                kind: x.kind,
+                plane: x.plane,
+                ppn: x.ppn,
+                dst: x.dst,
+                version: x.version,
+                req: x.req,
+                parent: x.parent,
+                buffered: x.buffered,
+                parity: x.parity,
+            }
+        };
+        self.free_txns.push(t);
+        let geo = &self.ftl.geo;
+        match txn.kind {
+            TxnKind::Read => {
+                self.c.host_pages_read += 1;
+                if txn.parent != NONE {
+                    self.rebuild_part_done(txn.parent);
+                } else if txn.req != NO_REQ {
+                    self.page_done(txn.req);
+                }
+            }
+            TxnKind::Write => {
+                let sealed = self.ftl.blocks.mark_programmed(geo, Ppn(txn.ppn), self.now.0);
+                if txn.parity {
+                    self.c.parity_pages_programmed += 1;
+                } else {
+                    self.c.host_pages_programmed += 1;
+                }
+                if sealed {
+                    // A new GC candidate: a plane that found no victim may now find one.
+                    self.free_changed(txn.plane);
+                }
+                if txn.buffered && self.flush.is_some() {
+                    if !txn.parity {
+                        self.flush_release();
+                    }
+                } else if txn.buffered {
+                    self.buffer_release(txn.parity);
+                } else {
+                    self.page_done(txn.req);
+                }
+            }
+            TxnKind::GcCopy | TxnKind::GcCopyback => {
+                let sealed = self.ftl.blocks.mark_programmed(geo, Ppn(txn.dst), self.now.0);
+                self.c.gc_pages_programmed += 1;
+                if self.ftl.geo.bits_per_cell > 1 {
+                    self.count_gc_array_time(txn.ppn, txn.dst);
+                }
+                self.oracle.copy(txn.dst, txn.version);
+                let moved = self.ftl.remap_if_current(Ppn(txn.ppn), Ppn(txn.dst));
+                if moved {
+                    self.c.gc_pages_migrated += 1;
+                    if txn.kind == TxnKind::GcCopyback {
+                        self.c.copybacks += 1;
+                    }
+                }
+                if self.content.is_some() {
+                    self.content_moved(txn.ppn, txn.dst, moved);
+                }
+                self.gc_op_done(txn.plane, sealed);
+            }
+            // Rare kinds read the rest of the freed slot (nothing reused it yet).
+            TxnKind::Fingerprint => {
+                let (lpn, internal) = (self.txns[t as usize].lpn, self.txns[t as usize].internal);
+                let scrub = internal.then_some(txn.parent == 1);
+                self.fingerprint_done(txn.plane, txn.ppn, lpn, txn.version, scrub);
+            }
+            TxnKind::Rewrite => {
+                let (lpn, internal) = (self.txns[t as usize].lpn, self.txns[t as usize].internal);
+                self.rewrite_done(txn.plane, lpn, txn.ppn, txn.dst, txn.version, internal);
+            }
+            TxnKind::Erase => {
+                let b = BlockId(txn.ppn);
+                self.ftl.blocks.erase(geo, b);
+                let first = geo.ppn(b, 0).0;
+                self.oracle.erase(first, geo.pages_per_block);
+                self.c.erases += 1;
+                let g = &mut self.gc[txn.plane.idx()];
+                g.victim = None;
+                g.grant = None;
+                g.in_flight = false;
+                self.victim_done(txn.plane);
+                self.free_changed(txn.plane);
+                self.retry_stalled(txn.plane);
+            }
+        }
+        self.dispatch(u);
+        if self.content.is_some() {
+            self.content_channel_check(u);
+        }
+    }
+
+    /// Add a GC move's array time (source tR, destination tPROG) on multi-level cells, where
+    /// it depends on the pages' levels (reported for WLA-GC; single-level runs skip it).
+    #[cold]
+    #[inline(never)]
+    fn count_gc_array_time(&mut self, src: u32, dst: u32) {
+        self.c.gc_array_ns[0] += self.costs.read_of(src).0;
+        self.c.gc_array_ns[1] += self.costs.program_of(dst).0;
+    }
+}

@@ -1,0 +1,247 @@
+//! The engine's side of garbage collection: under a plane's grant from the GC policy, pick
+//! the victim (the scheme's victim policy) and issue its operations one at a time, each
+//! valid page's move and then the erase; pass the policy its hooks (free space changed,
+//! victim done, timers) and carry out the commands it gives back.
+//!
+//! Does not do: when to collect and how much (the scheme's `GcPolicy`, gc/), which block
+//! (its victim policy, gc/victim.rs), what a finished move or erase changes (complete.rs),
+//! content-aware steps (content_path.rs).
+
+use super::{settle, Simulation, FREE_CHANGE_TOKEN};
+use crate::ftl::{BlockState, Ftl, Stream, NONE};
+use crate::gc::{GcCmd, GcCtx, GcMode};
+use crate::scheduler::txn::{CLASS_GC, NO_REQ};
+use crate::scheduler::{Txn, TxnKind};
+use crate::sim::oracle::Oracle;
+use crate::units::{BlockId, PlaneId, Ppn};
+
+impl Simulation {
+    /// The next GC operation of a plane under its grant: a valid-page move or the erase.
+    pub(super) fn next_gc_txn(&mut self, plane: PlaneId) -> Option<u32> {
+        let g = &mut self.gc[plane.idx()];
+        if g.in_flight {
+            return None;
+        }
+        let grant = g.grant?;
+        if g.victim.is_none() {
+            match self.scheme.victim.select(&self.ftl, plane, grant.min_invalid_pages, self.now) {
+                Some(v) => {
+                    self.ftl.blocks.state[v.idx()] = BlockState::Victim;
+                    g.victim = Some(v);
+                    g.cursor = 0;
+                    self.c.gc_runs += 1;
+                    prefetch_victim(&self.ftl, &self.oracle, v);
+                }
+                None => {
+                    g.grant = None;
+                    if self.content.is_some() {
+                        self.content_channel_check(self.unit_of_plane[plane.idx()]);
+                    }
+                    return None;
+                }
+            }
+        }
+        let victim = g.victim.expect("victim chosen");
+        if self.content.is_some() {
+            if let Some(t) = self.content_gc_step(plane, victim) {
+                return t;
+            }
+        }
+        self.gc_step(plane, victim, grant)
+    }
+
+    /// The ordinary next step of `plane`'s GC on `victim` under `grant`: move the next
+    /// valid page, or erase. (Always inlined: its one hot caller is `next_gc_txn`.)
+    #[inline(always)]
+    fn gc_step(&mut self, plane: PlaneId, victim: BlockId, grant: crate::gc::Grant) -> Option<u32> {
+        let g = &mut self.gc[plane.idx()];
+        match self.ftl.next_valid_in_block(victim, g.cursor) {
+            Some(src) if grant.steps > 0 => {
+                let cursor = self.ftl.blocks.locate(src).1 + 1;
+                g.cursor = cursor;
+                if grant.steps != u32::MAX {
+                    g.grant = Some(crate::gc::Grant { steps: grant.steps - 1, ..grant });
+                }
+                let Some((dst, took)) = self.ftl.allocate(plane, Stream::Gc, 0) else {
+                    g.grant = None;
+                    self.fatal = Some(format!(
+                        "plane {plane} has no free page left for GC at t={} ns (raise ftl.gc_reserved_blocks or over-provisioning)",
+                        self.now.0
+                    ));
+                    return None;
+                };
+                g.in_flight = true;
+                let lpn = self.ftl.p2l[src.idx()];
+                // The move's completion remaps `lpn`: start fetching its map entry now.
+                self.ftl.prefetch(lpn);
+                if let Some(next) = self.ftl.next_valid_in_block(victim, cursor) {
+                    // The next move reads its page's owner (reverse map) and, with the
+                    // oracle, its page version: fetch them one move ahead (perf put half of
+                    // this function's time on those misses), and the cache line after them
+                    // too, since a victim's pages are moved in order and the oracle below
+                    // reads the next owner right away.
+                    let ahead = Ppn(next.0.saturating_add(ENTRIES_PER_LINE));
+                    self.ftl.prefetch_owner(next);
+                    self.ftl.prefetch_owner(ahead);
+                    if self.oracle.enabled {
+                        self.oracle.prefetch_page(next.0);
+                        self.oracle.prefetch_page(ahead.0);
+                        // The next move's GC read is checked against its LPN's newest version
+                        // as soon as that move is issued: fetch that entry one move ahead.
+                        self.oracle.prefetch(self.ftl.p2l[next.idx()]);
+                    }
+                }
+                let kind = if self.scheme.copyback { TxnKind::GcCopyback } else { TxnKind::GcCopy };
+                let v = self.oracle.page(src.0);
+                if self.flush.as_ref().is_some_and(|fb| fb.dirty.contains_key(&lpn)) {
+                    // Newer data waits in the flush buffer: flash must hold an older version.
+                    self.oracle.check_older(lpn, v, "GC read (newer data buffered)", self.now.0);
+                } else {
+                    self.oracle.check(lpn, v, "GC read", self.now.0);
+                }
+                // The record is complete before it is stored (one wide store, not three).
+                let t = Txn { dst: dst.0, version: v, ..self.txn_record(kind, plane, lpn, src.0, NO_REQ) };
+                let t = self.store_txn(t);
+                if took {
+                    // Defer: the policy may react, but not while we are choosing work.
+                    self.schedule_free_change(plane);
+                }
+                Some(t)
+            }
+            Some(_) => {
+                g.grant = None;
+                None
+            }
+            None if grant.allow_erase => {
+                g.in_flight = true;
+                if self.content.is_some() {
+                    self.content_erasing(victim);
+                }
+                Some(self.new_txn(TxnKind::Erase, plane, NONE, victim.0, NO_REQ))
+            }
+            None => {
+                g.grant = None;
+                None
+            }
+        }
+    }
+
+    /// One step of `plane`'s grant was used (unlimited grants count none).
+    pub(super) fn gc_took_step(&mut self, plane: PlaneId) {
+        let g = &mut self.gc[plane.idx()];
+        if let Some(grant) = g.grant.filter(|gr| gr.steps != u32::MAX) {
+            g.grant = Some(crate::gc::Grant { steps: grant.steps - 1, ..grant });
+        }
+    }
+
+    /// A GC operation of `plane` other than the erase finished (`sealed`: it sealed a block).
+    #[inline(always)]
+    pub(super) fn gc_op_done(&mut self, plane: PlaneId, sealed: bool) {
+        let g = &mut self.gc[plane.idx()];
+        g.in_flight = false;
+        if matches!(g.grant, Some(gr) if gr.steps == 0 && !gr.allow_erase) {
+            g.grant = None;
+        }
+        if sealed {
+            self.free_changed(plane);
+        }
+    }
+
+    pub(super) fn free_changed(&mut self, plane: PlaneId) {
+        self.notify(|p, ctx| p.on_free_change(ctx, plane));
+    }
+
+    pub(super) fn victim_done(&mut self, plane: PlaneId) {
+        self.notify(|p, ctx| p.on_victim_done(ctx, plane));
+    }
+
+    /// Call one hook of the scheme's GC policy with a view of the device, then apply the
+    /// commands it gave.
+    pub(super) fn notify(&mut self, hook: impl FnOnce(&mut dyn crate::gc::GcPolicy, &mut GcCtx)) {
+        let mut cmds = std::mem::take(&mut self.cmds);
+        {
+            let mut ctx = GcCtx {
+                now: self.now,
+                dev: &self.dev,
+                ftl: &self.ftl,
+                planes: &self.gc,
+                soft_blocks: self.soft,
+                hard_blocks: self.hard,
+                cmds: &mut cmds,
+            };
+            hook(&mut *self.scheme.gc, &mut ctx);
+        }
+        // Most hooks give no command: skip the call.
+        if cmds.is_empty() {
+            self.cmds = cmds;
+        } else {
+            self.apply_cmds(cmds);
+        }
+    }
+
+    fn apply_cmds(&mut self, mut cmds: Vec<GcCmd>) {
+        for cmd in cmds.drain(..) {
+            match cmd {
+                GcCmd::Grant(p, g) => {
+                    self.gc[p.idx()].grant = Some(g);
+                    if self.content.is_some() && g.mode != GcMode::Background {
+                        // A background transaction holding the plane's unit takes GC's class.
+                        self.lend_channel_class(self.unit_of_plane[p.idx()], CLASS_GC);
+                    }
+                    if let Some(r) = &self.rain {
+                        let busy = r.group_planes(r.group_of_plane(p)).filter(|q| self.gc[q.idx()].active()).count() as u64;
+                        self.c.max_gc_planes_per_group = self.c.max_gc_planes_per_group.max(busy);
+                    }
+                    let u = self.unit_of_plane[p.idx()];
+                    self.dispatch(u);
+                }
+                GcCmd::Instant(p) => self.instant_reclaim(p),
+                GcCmd::Timer(at, token) => self.schedule_token(at, token & !FREE_CHANGE_TOKEN),
+            }
+        }
+        // Hand the (now empty) buffer back to avoid reallocating.
+        if self.cmds.is_empty() {
+            self.cmds = cmds;
+        }
+    }
+
+    /// NoGC: reclaim victims at no time cost until the plane is back at its soft threshold.
+    fn instant_reclaim(&mut self, plane: PlaneId) {
+        match settle::reclaim_now(&mut self.ftl, &mut self.oracle, &mut *self.scheme.victim, plane, self.soft, self.now) {
+            Ok(r) => {
+                self.c.gc_runs += r.victims;
+                self.c.erases += r.victims;
+                self.c.gc_pages_migrated += r.pages_moved;
+                self.c.gc_pages_programmed += r.pages_moved;
+            }
+            Err(e) => {
+                self.fatal = Some(e);
+                return;
+            }
+        }
+        self.retry_stalled(plane);
+    }
+}
+
+/// Start loading a new victim's reverse-map entries (and, with the oracle, its page
+/// versions): its valid pages are moved one by one and each move reads its page's
+/// owner, which has long left the caches. A block's entries are contiguous (a
+/// 128-page block's are 8 cache lines), so fetching them all at once costs little and
+/// saves a miss on the first page of each line.
+fn prefetch_victim(ftl: &Ftl, oracle: &Oracle, v: BlockId) {
+    let first = ftl.geo.ppn(v, 0).0;
+    let last = first + ftl.geo.pages_per_block - 1;
+    let mut p = first;
+    loop {
+        ftl.prefetch_owner(Ppn(p));
+        oracle.prefetch_page(p);
+        if p >= last {
+            break;
+        }
+        // The next line, but not past the block (which need not start on a line).
+        p = (p + ENTRIES_PER_LINE).min(last);
+    }
+}
+
+/// `u32` entries per 64-byte cache line (the stride of the GC's reverse-map prefetch).
+const ENTRIES_PER_LINE: u32 = 64 / std::mem::size_of::<u32>() as u32;
