@@ -3,7 +3,7 @@
 //! frees its block and ends the plane's GC run. Then the unit takes its next transaction.
 //!
 //! Does not do: the phases before the end (phases.rs), request completion (host_path.rs),
-//! the content schemes' own kinds beyond handing them on (content_path.rs).
+//! the content schemes' own kinds beyond handing them on (content_path/).
 
 use super::Simulation;
 use crate::ftl::NONE;

@@ -5,7 +5,7 @@
 //!
 //! Does not do: when to collect and how much (the scheme's `GcPolicy`, gc/), which block
 //! (its victim policy, gc/victim.rs), what a finished move or erase changes (complete.rs),
-//! content-aware steps (content_path.rs).
+//! content-aware steps (content_path/).
 
 use super::{settle, Simulation, FREE_CHANGE_TOKEN};
 use crate::ftl::{BlockState, Ftl, Stream, NONE};

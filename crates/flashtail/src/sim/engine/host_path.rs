@@ -3,7 +3,7 @@
 //! its latency and waits are then recorded.
 //!
 //! Does not do: what a page read or write does on the way to flash (read_path.rs,
-//! write_path.rs, flush.rs, content_path.rs), the request slots themselves (sim/requests.rs).
+//! write_path.rs, flush.rs, content_path/), the request slots themselves (sim/requests.rs).
 
 use super::{phases, wrap_page, Simulation};
 use crate::host::{HostRequest, Op};

@@ -1,0 +1,203 @@
+//! The content-aware schemes' GC steps (spec 04): SplitGC defers a victim's duplicate pages
+//! instead of moving them (§3.3), CAGC reads a page whose content already has a copy and
+//! shares that copy instead of writing it, DAGC moves (or drops) its kept invalid pages, and
+//! before any erase the last copy of a content still shared is rewritten for a sharer.
+//! Also what those steps' transactions change when they finish (fingerprint reads,
+//! rewrites).
+//!
+//! Does not do: the ordinary valid-page move and erase (gc_path.rs), when deferred pages are
+//! written (background.rs).
+
+use super::Ctr;
+use crate::ftl::content::VIRT;
+use crate::ftl::{Stream, NONE};
+use crate::gc::content::ContentKind;
+use crate::scheduler::txn::NO_REQ;
+use crate::scheduler::TxnKind;
+use crate::sim::engine::Simulation;
+use crate::units::{BlockId, Lpn, PlaneId, Ppn};
+
+impl Simulation {
+    /// The content-aware part of the next GC step on `plane` (victim `victim`): SplitGC
+    /// defers duplicate pages (no work: the cursor moves past them), CAGC reads a page whose
+    /// content has a copy instead of moving it, and before the erase DAGC moves its kept
+    /// pages and any last copy of a shared content is rewritten. `Some(t)`: issue `t`
+    /// (`None` inside: nothing to do now); `None`: carry on with the ordinary step.
+    #[cold]
+    #[inline(never)]
+    pub(in crate::sim::engine) fn content_gc_step(&mut self, plane: PlaneId, victim: BlockId) -> Option<Option<u32>> {
+        let kind = self.content.as_ref().map(|w| w.kind)?;
+        let grant = self.gc[plane.idx()].grant?;
+        loop {
+            let cursor = self.gc[plane.idx()].cursor;
+            let Some(src) = self.ftl.next_valid_in_block(victim, cursor) else { break };
+            let ct = self.ftl.content.as_ref().expect("content");
+            let c = ct.page[src.idx()];
+            let valid = |q: u32| self.ftl.is_valid(Ppn(q));
+            let copy = if c == 0 { None } else { ct.other_copy(src.0, victim, valid) };
+            match (kind, copy) {
+                (ContentKind::SplitGc, Some(_)) if ct.is_dup(src.0) => {
+                    // §3.3: not copied now; the logical page reads the other copy and a
+                    // deferred write restores its own copy in idle time.
+                    let lpn = self.ftl.p2l[src.idx()];
+                    self.gc[plane.idx()].cursor = self.ftl.blocks.locate(src).1 + 1;
+                    self.ftl.share(Lpn(lpn), c);
+                    let q = self.ftl.blocks.plane_of(self.ftl.content.as_ref().and_then(|ct| ct.serving_copy(c)).expect("copy"));
+                    let w = self.cw();
+                    w.deferred[q.idx()].push_back((lpn, c));
+                    w.add(Ctr::DeferredPages, 1);
+                    let n = w.deferred.iter().map(|d| d.len() as u64).sum();
+                    w.max(Ctr::DeferredQueueMax, n);
+                    self.wake(q);
+                }
+                (ContentKind::Cagc, Some(_)) if grant.steps > 0 => {
+                    // CAGC: the page is read and fingerprinted; its content is already on
+                    // flash, so it is not written (the owner shares that copy).
+                    let lpn = self.ftl.p2l[src.idx()];
+                    self.gc[plane.idx()].cursor = self.ftl.blocks.locate(src).1 + 1;
+                    self.gc_took_step(plane);
+                    self.gc[plane.idx()].in_flight = true;
+                    let t = self.new_txn(TxnKind::Fingerprint, plane, lpn, src.0, NO_REQ);
+                    self.txns[t as usize].version = c;
+                    return Some(Some(t));
+                }
+                _ => return None,
+            }
+        }
+        if !grant.allow_erase {
+            return None;
+        }
+        // DAGC keeps its cached pages: move them before the erase.
+        if kind == ContentKind::Dagc {
+            while let Some(p) = self.dagc_kept_page(victim) {
+                if self.ftl.free_blocks(plane) < self.hard {
+                    // Urgent: space first, the kept checksums are dropped.
+                    self.ct().cache.as_mut().expect("dagc").forget(p);
+                    self.cw().add(Ctr::DagcKeptPagesDropped, 1);
+                    continue;
+                }
+                let dst = self.gc_destination(plane)?;
+                self.gc[plane.idx()].in_flight = true;
+                let t = self.new_txn(TxnKind::GcCopy, plane, NONE, p, NO_REQ);
+                self.txns[t as usize].dst = dst;
+                return Some(Some(t));
+            }
+        }
+        // The last copy of a content still shared must outlive the erase.
+        let last = self.ftl.content.as_ref().expect("content").last_copies_in(victim);
+        if let Some(&(p, c)) = last.first() {
+            let lpn = self.ftl.content.as_ref().expect("content").sharers[&c][0];
+            let dst = self.gc_destination(plane)?;
+            self.gc[plane.idx()].in_flight = true;
+            self.cw().add(Ctr::LastCopiesRescued, 1);
+            let t = self.new_txn(TxnKind::Rewrite, plane, lpn, p, NO_REQ);
+            let x = &mut self.txns[t as usize];
+            x.dst = dst;
+            x.version = c;
+            x.internal = true;
+            return Some(Some(t));
+        }
+        None
+    }
+
+    /// A DAGC-kept page of `victim` not yet moved.
+    pub(super) fn dagc_kept_page(&self, victim: BlockId) -> Option<u32> {
+        let ct = self.ftl.content.as_ref()?;
+        let cache = ct.cache.as_ref()?;
+        let first = self.ftl.geo.ppn(victim, 0).0;
+        (first..first + self.ftl.geo.pages_per_block).find(|&p| cache.holds(p))
+    }
+
+    /// A GC-stream page on `plane` for content work, or the device's fatal stop.
+    pub(super) fn gc_destination(&mut self, plane: PlaneId) -> Option<u32> {
+        match self.ftl.allocate(plane, Stream::Gc, 0) {
+            Some((dst, took)) => {
+                if took {
+                    self.schedule_free_change(plane);
+                }
+                Some(dst.0)
+            }
+            None => {
+                self.gc[plane.idx()].grant = None;
+                self.fatal = Some(format!("plane {plane} has no free page left for GC at t={} ns (raise ftl.gc_reserved_blocks or over-provisioning)", self.now.0));
+                None
+            }
+        }
+    }
+
+    /// The victim's block is about to be erased: its pages stop being copies of anything.
+    #[cold]
+    #[inline(never)]
+    pub(in crate::sim::engine) fn content_erasing(&mut self, victim: BlockId) {
+        self.ct().erase(victim);
+    }
+
+    /// A GC copy finished: `dst` holds `src`'s data (`moved`: and its owner now maps there).
+    #[cold]
+    #[inline(never)]
+    pub(in crate::sim::engine) fn content_moved(&mut self, src: u32, dst: u32, moved: bool) {
+        self.oracle.copy_content(src, dst);
+        let kind = self.content.as_ref().map(|w| w.kind);
+        let ct = self.ct();
+        ct.moved(src, dst);
+        if kind == Some(ContentKind::Cagc) && moved {
+            // CAGC fingerprints every page it moves.
+            ct.learn(dst);
+        }
+        if let Some(cache) = &mut ct.cache {
+            if let Some(c) = cache.forget(src) {
+                cache.insert(dst, c);
+                self.cw().add(Ctr::DagcKeptPagesMoved, 1);
+            }
+        }
+    }
+
+    /// A fingerprint read finished: a scrubbed page (`internal`) or a CAGC GC read.
+    #[cold]
+    #[inline(never)]
+    pub(in crate::sim::engine) fn fingerprint_done(&mut self, plane: PlaneId, p: u32, lpn: u32, c: u32, scrub: Option<bool>) {
+        if let Some(fingerprint) = scrub {
+            self.scrub_done(p, c, fingerprint);
+            return;
+        }
+        // CAGC: share the copy if the page is still its owner's and a copy is still listed.
+        let b = BlockId(self.ftl.blocks.locate(Ppn(p)).0 as u32);
+        let ct = self.ftl.content.as_ref().expect("content");
+        let still = self.ftl.is_valid(Ppn(p)) && self.ftl.p2l[p as usize] == lpn;
+        if still && ct.other_copy(p, b, |_| true).is_some() {
+            self.oracle.check(lpn, self.oracle.page(p), "GC fingerprint read", self.now.0);
+            self.ftl.share(Lpn(lpn), c);
+            self.cw().add(Ctr::CagcPagesDeduplicated, 1);
+        } else if still {
+            // The copy went meanwhile: the page must be moved after all.
+            let g = &mut self.gc[plane.idx()];
+            g.cursor = g.cursor.min(self.ftl.blocks.locate(Ppn(p)).1);
+        }
+        self.gc_op_done(plane, false);
+    }
+
+    /// A rewrite finished: `lpn` gets its own copy of content `c` in `dst` if it still
+    /// shares `c` (a deferred write, or a rescue before an erase, `rescue`).
+    #[cold]
+    #[inline(never)]
+    pub(in crate::sim::engine) fn rewrite_done(&mut self, plane: PlaneId, lpn: u32, src: u32, dst: u32, c: u32, rescue: bool) {
+        let sealed = self.ftl.blocks.mark_programmed(&self.ftl.geo, Ppn(dst), self.now.0);
+        self.c.gc_pages_programmed += 1;
+        self.ct().page[dst as usize] = c;
+        if self.ftl.l2p[lpn as usize] == VIRT | c {
+            self.oracle.place_copy(lpn, src, dst, self.now.0);
+            self.ftl.map(Lpn(lpn), Ppn(dst));
+            self.ftl.p2l[dst as usize] = lpn;
+            self.ct().learn(dst);
+            self.cw().add(if rescue { Ctr::RescuePagesWritten } else { Ctr::DeferredPagesWritten }, 1);
+        } else {
+            self.oracle.copy_content(src, dst);
+            self.cw().add(Ctr::DeferredWritesSuperseded, 1);
+        }
+        if rescue {
+            self.gc_op_done(plane, sealed);
+        } else if sealed {
+            self.free_changed(plane);
+        }
+    }
+}
