@@ -78,6 +78,9 @@ pub enum SimError {
     Invariant(String),
     #[error("simulation stalled: {0}")]
     Stalled(String),
+    /// More host requests in flight than the engine tracks (over 4 million).
+    #[error("device overloaded: {0}")]
+    Overloaded(String),
     #[error("nothing to simulate: {0}")]
     Empty(String),
 }

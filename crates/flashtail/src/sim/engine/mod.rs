@@ -47,11 +47,20 @@ mod read_path;
 mod report;
 mod settle;
 mod suspend;
+#[cfg(test)]
+mod tests;
 mod write_path;
 
 const EV_UNIT: u8 = 0;
 const EV_PAGE_DONE: u8 = 1;
 const EV_TIMER: u8 = 2;
+
+/// Bits of an event's id (a unit, a request slot or a timer), beside its kind in the
+/// queue's 24-bit payload.
+const EV_ID_BITS: u32 = 22;
+/// Most host requests in flight at once: a request's slot is an event id. A workload that
+/// gets this far ahead of the device stops the run with an error (`run`), not a panic.
+const MAX_IN_FLIGHT: u64 = (1 << EV_ID_BITS) - 1;
 
 /// A due event (the queue orders events by time, then by insertion sequence).
 #[derive(Copy, Clone, Debug)]
@@ -176,6 +185,8 @@ pub struct Simulation {
     fatal: Option<String>,
     /// Phase durations, fixed for the run.
     costs: PhaseCosts,
+    /// Most host requests in flight before the run stops (`MAX_IN_FLIGHT`; lowered by tests).
+    max_in_flight: u64,
     /// The GC policy's `watches_requests`, asked once: most policies ignore arrivals and
     /// completions, and the two hook calls per request were 1 % of a run's instructions.
     policy_watches_requests: bool,
@@ -279,6 +290,7 @@ impl Simulation {
             programmed_at_start: 0,
             fatal: None,
             costs: PhaseCosts::new(&geo, &dev.timing),
+            max_in_flight: MAX_IN_FLIGHT,
             policy_watches_requests,
             tail: [TailKeeper::new(TAIL_KEEP), TailKeeper::new(TAIL_KEEP)],
             ftl,
@@ -328,6 +340,9 @@ impl Simulation {
                 r.arrival = last_arrival;
             }
             last_arrival = r.arrival;
+            if self.reqs.live >= self.max_in_flight {
+                return Err(self.overloaded(&r));
+            }
             self.arrive(r);
             self.check_fatal()?;
             next = after.take();
@@ -378,6 +393,19 @@ impl Simulation {
             return Err(SimError::Stalled(self.fatal.take().unwrap_or_default()));
         }
         Ok(())
+    }
+
+    /// The error for a request that arrives with `max_in_flight` others still in flight.
+    #[cold]
+    fn overloaded(&self, r: &HostRequest) -> SimError {
+        SimError::Overloaded(format!(
+            "request {} (arriving at t={} ns) found {} requests still in flight, the most flashtail tracks: \
+             the workload arrives far faster than this device serves it. Replay it more slowly \
+             (--time-scale below 1 for a trace), or give the device more parallelism",
+            self.c.requests_submitted + 1,
+            r.arrival.0,
+            self.reqs.live
+        ))
     }
 
     /// Every request completed once, and the pages the block table saw programmed equal
@@ -446,13 +474,13 @@ impl Simulation {
 
     #[inline(always)]
     fn push_event(&mut self, t: Nanos, seq: u64, kind: u8, id: u32) {
-        assert!(id < 1 << 22, "event id {id} exceeds 2^22 (over 4 million requests in flight?)");
-        self.heap.push(t.0, seq, (u32::from(kind) << 22) | id);
+        assert!(id < 1 << EV_ID_BITS, "event id {id} exceeds 2^{EV_ID_BITS}");
+        self.heap.push(t.0, seq, (u32::from(kind) << EV_ID_BITS) | id);
     }
 
     fn step_event(&mut self) {
         let (t, seq, packed) = self.heap.pop().expect("event present");
-        let (kind, id) = ((packed >> 22) as u8, packed & ((1 << 22) - 1));
+        let (kind, id) = ((packed >> EV_ID_BITS) as u8, packed & ((1 << EV_ID_BITS) - 1));
         let ev = Ev { t, kind, id };
         debug_assert!(ev.t >= self.now.0, "time went backwards");
         let before = self.now;
@@ -501,7 +529,7 @@ impl Simulation {
     /// Queue a timer carrying `token` at `at` (not before now).
     fn schedule_token(&mut self, at: Nanos, token: u64) {
         let id = self.next_timer_id;
-        self.next_timer_id = (self.next_timer_id + 1) & ((1 << 22) - 1);
+        self.next_timer_id = (self.next_timer_id + 1) & ((1 << EV_ID_BITS) - 1);
         self.timer_tokens.insert(id, token);
         self.schedule(at.max(self.now), EV_TIMER, id);
     }
