@@ -1,7 +1,7 @@
 //! Which interconnect a scheme runs on, and the Venice mesh's parameters.
 //!
 //! The shared channel bus (`bus.rs`) needs no parameters beyond the device's channel count.
-//! The mesh (`mesh.rs`, Venice ISCA'23 and GC bypass 2026) takes its shape from the
+//! The mesh (`mesh/`, Venice ISCA'23 and GC bypass 2026) takes its shape from the
 //! geometry (one router per chip: a column per channel, a row per chip of a channel) and
 //! the rest from here. Venice does not publish its link rate or per-hop latency: the link
 //! moves data at the channel's rate (`timing`), and the hop latency is a parameter.

@@ -3,7 +3,7 @@
 //! Two designs, chosen per scheme (`Interconnect`):
 //! - `bus.rs`: one shared bus per channel that moves one transfer at a time; waiting units
 //!   are served user reads first, then user writes, then GC, FIFO within a class.
-//! - `mesh.rs`: Venice's mesh of routers, one beside each chip, with circuit-switched path
+//! - `mesh/`: Venice's mesh of routers, one beside each chip, with circuit-switched path
 //!   reservation by scout packets and fully adaptive routing; with GC bypass, a GC
 //!   controller's own ports and preemption of low-priority GC write-back paths.
 //!

@@ -1,4 +1,4 @@
-//! Transfers over the Venice mesh (`interconnect/mesh.rs`) instead of the channel buses:
+//! Transfers over the Venice mesh (`interconnect/mesh/`) instead of the channel buses:
 //! when a transaction reaches a transfer phase, its unit reserves a path to its chip; the
 //! path is held for the transfer and released at its end, and units that found no path
 //! wait and retry whenever a path is released.
