@@ -16,7 +16,7 @@
 //! level of the GC frontier's next page, so the time a move really takes is the source
 //! level's tR plus the destination's tPROG (the engine's timing, not this estimate).
 //!
-//! Does not do: the paper's toy block-pool experiments (`toy.rs`).
+//! Does not do: the paper's toy block-pool experiments (`toy/`).
 
 pub mod toy;
 
