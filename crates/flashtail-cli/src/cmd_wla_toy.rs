@@ -85,7 +85,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let mean = steps.iter().map(|s| s.gain).sum::<f64>() / steps.len().max(1) as f64;
     let best = steps.iter().map(|s| s.gain).fold(0.0, f64::max);
     println!(
-        "  gain: mean {:.2}%, largest {:.2}% (paper: 17.7% mean, up to 55%, from an emulator whose WLA loop re-picks one block; see `gc/wla/toy.rs`)",
+        "  gain: mean {:.2}%, largest {:.2}% (paper: 17.7% mean, up to 55%, from an emulator whose WLA loop re-picks one block; see `gc/wla/toy/`)",
         100.0 * mean,
         100.0 * best
     );

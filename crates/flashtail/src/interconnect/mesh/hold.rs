@@ -68,13 +68,20 @@ impl Mesh {
     }
 
     /// `Topo::path_resources` into `out`, with the mesh links from the table (commit and
-    /// release run once per transfer each; `Topo::link` divides).
+    /// release run once per transfer each; `Topo::link` divides). A plain loop: the
+    /// `extend` over a mapped iterator became a call of its own once this moved out of the
+    /// file of its callers (+0.6 % instructions on a GC-bypass run).
     fn resources_into(&self, port: u32, routers: &[u32], out: &mut Vec<u32>) {
         let t = self.topo;
         out.clear();
+        out.reserve(routers.len() + 1);
         out.push(t.port_link(port));
-        out.extend(routers.windows(2).map(|w| Adj::link_between(&self.adj, w[0], w[1])));
-        out.extend(routers.last().map(|&k| t.chip_link(k)));
+        for w in routers.windows(2) {
+            out.push(Adj::link_between(&self.adj, w[0], w[1]));
+        }
+        if let Some(&k) = routers.last() {
+            out.push(t.chip_link(k));
+        }
         debug_assert!(out.iter().copied().eq(t.path_resources(port, routers)));
     }
 
