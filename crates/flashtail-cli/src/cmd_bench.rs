@@ -25,7 +25,7 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct Args {
     /// Requests of the reference workload per case.
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = 1_000_000, value_parser = crate::sim_args::parse_count)]
     pub requests: u64,
     /// Schemes to run, comma-separated.
     #[arg(long, default_value = "base,preemptive", value_delimiter = ',')]
@@ -35,7 +35,7 @@ pub struct Args {
     pub oracle: String,
     /// Also time preconditioning a device of this many TiB (bench-ref geometry with more
     /// blocks per plane, oracle off), e.g. 1.
-    #[arg(long, value_name = "TIB")]
+    #[arg(long, value_name = "TIB", value_parser = parse_tib)]
     pub precondition_tib: Option<f64>,
     /// Skip the workload runs (with --precondition-tib: only the preconditioning case).
     #[arg(long)]
@@ -102,6 +102,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
         return run_scaling(&a);
     }
+    crate::sim_args::check_no_empty_scheme(&a.schemes)?;
     for s in &a.schemes {
         build_scheme(s, None, SEED).map_err(anyhow::Error::msg)?;
     }
@@ -119,9 +120,6 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
     }
     if let Some(tib) = a.precondition_tib {
-        if tib.is_nan() || tib <= 0.0 {
-            bail!("--precondition-tib must be > 0 (got {tib})");
-        }
         cases.push(format!("precondition:{tib}"));
     }
     println!("flashtail bench: device bench-ref, workload bench-ref ({} requests), one process per case", a.requests);
@@ -447,6 +445,30 @@ fn precise_thread_cpu_seconds() -> Option<f64> {
     }
 }
 
+/// `--precondition-tib`: a size [`large_device`] can build, checked before any case runs
+/// (a child process reported "0.000000001 TiB does not fit 32-bit page numbers" after the
+/// header was printed).
+fn parse_tib(s: &str) -> Result<f64, String> {
+    let tib: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a number of TiB"))?;
+    if tib.is_finite() && large_device(tib).is_ok() {
+        return Ok(tib);
+    }
+    // large_device grows blocks per plane: from the fewest the device checks accept to the
+    // most that keep page numbers within 32 bits.
+    let dev = presets::load("bench-ref").map_err(|e| e.to_string())?;
+    let g = &dev.geometry;
+    let row_tib = f64::from(g.planes()) * f64::from(g.pages_per_block) * g.page_size as f64 / (1u64 << 40) as f64;
+    let max_blocks = u64::from(u32::MAX) / (u64::from(g.planes()) * u64::from(g.pages_per_block));
+    let min_blocks = (1..=max_blocks).find(|&b| large_device(b as f64 * row_tib).is_ok()).unwrap_or(max_blocks);
+    Err(format!(
+        "must be from {:.6} TiB ({min_blocks} blocks per plane of the bench-ref geometry, the fewest it runs with) \
+         to {:.6} TiB (32-bit page numbers with {} B pages)",
+        min_blocks as f64 * row_tib,
+        max_blocks as f64 * row_tib,
+        g.page_size
+    ))
+}
+
 /// The bench-ref geometry grown (more blocks per plane) to `tib` TiB of raw flash.
 pub fn large_device(tib: f64) -> anyhow::Result<DeviceConfig> {
     let mut dev = presets::load("bench-ref").map_err(anyhow::Error::msg)?;
@@ -504,6 +526,22 @@ mod tests {
         assert_eq!(dev.geometry.raw_bytes(), 1 << 40);
         // 64 TiB of 4 KiB pages does not fit 32-bit page numbers.
         assert!(large_device(64.0).is_err());
+    }
+
+    /// `--precondition-tib` takes what large_device builds, and says the range otherwise (a
+    /// tiny size was reported as "does not fit 32-bit page numbers", after the header).
+    #[test]
+    fn precondition_tib_range() {
+        let range = "must be from 0.000977 TiB (32 blocks per plane of the bench-ref geometry, the \
+                     fewest it runs with) to 15.999969 TiB (32-bit page numbers with 4096 B pages)";
+        for bad in ["1e-9", "0", "-1", "NaN", "inf", "16", "1e300"] {
+            assert_eq!(parse_tib(bad), Err(range.to_string()), "{bad}");
+        }
+        assert_eq!(parse_tib("abc"), Err("'abc' is not a number of TiB".to_string()));
+        assert_eq!(parse_tib("1"), Ok(1.0));
+        assert_eq!(parse_tib("15.999969"), Ok(15.999969));
+        assert_eq!(parse_tib("0.000977"), Ok(0.000977));
+        assert!(parse_tib("0.0009").is_err());
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
+    crate::sim_args::check_no_empty_scheme(&a.schemes)?;
     let dev = a.device.load()?;
     let schemes: Vec<String> = if a.schemes.is_empty() {
         // Which schemes differ depends on the workload's content: look at it (any capacity

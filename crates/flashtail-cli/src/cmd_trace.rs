@@ -123,6 +123,14 @@ fn show_cmd(a: Box<ShowArgs>) -> anyhow::Result<()> {
         ),
     };
     let page = a.page_size.unwrap_or(dev.geometry.page_size as u64);
+    // The replay folds offsets into whole pages of the capacity: with no whole page (or a page
+    // of 0 bytes) it would print unfolded offsets or absurd sizes under a "folded" header.
+    if page == 0 {
+        anyhow::bail!("--page-size must be more than 0 bytes");
+    }
+    if capacity < page {
+        anyhow::bail!("the capacity ({capacity} bytes, {whose}) must hold at least one page of {page} bytes (--capacity, --page-size)");
+    }
     let mut src = input.open(capacity, page)?;
     println!("# {}", src.describe());
     if input.no_wrap {
@@ -140,6 +148,10 @@ fn show_cmd(a: Box<ShowArgs>) -> anyhow::Result<()> {
         };
         println!("{} {op} {} {}", r.arrival.0, r.offset, r.size);
         shown += 1;
+    }
+    // An empty listing says why, as `run` does ("nothing to simulate: ...").
+    if shown == 0 && a.count > 0 {
+        println!("# no requests: {}", src.empty_reason().unwrap_or_else(|| "the workload yielded no requests".to_string()));
     }
     Ok(())
 }

@@ -31,7 +31,22 @@ pub struct Args {
     layout: String,
 }
 
+/// Most pages the §IV-B emulation visits per valid-page step (blocks x pages per block x
+/// batches): 25 times the paper's scale (1,000,000 x 4096 x 10). The library bounds each
+/// factor, not the product, and `--batches 4294967295` ran for what would have been years.
+const MAX_PAGE_VISITS: u128 = 1_000_000_000_000;
+
 pub fn run(a: Args) -> anyhow::Result<()> {
+    let visits = a.blocks as u128 * u128::from(a.pages_per_block) * u128::from(a.batches);
+    if visits > MAX_PAGE_VISITS {
+        anyhow::bail!(
+            "--blocks x --pages-per-block x --batches is {} x {} x {} = {visits} pages per step; \
+             at most {MAX_PAGE_VISITS} (the paper's 1,000,000 x 4096 x 10 is 40,960,000,000)",
+            a.blocks,
+            a.pages_per_block,
+            a.batches
+        );
+    }
     let levels = ToyLevels::table_one();
     let an = analytic(&levels, a.pages_per_level).map_err(anyhow::Error::msg)?;
     println!(

@@ -78,7 +78,8 @@ pub struct InputArgs {
     /// Use a generated workload instead of a trace (a preset of `flashtail gen --list`).
     #[arg(long, conflicts_with = "trace")]
     pub gen: Option<String>,
-    /// Number of requests to generate, at least 1 (default: the preset's).
+    /// Number of requests to generate, at least 1 (default: the preset's). The run grows with
+    /// it: its time, and with `--latency exact` 8 bytes of memory per request.
     #[arg(long, requires = "gen", value_parser = parse_count)]
     pub gen_count: Option<u64>,
     /// Seed of the generated workload (default: the preset's).
@@ -93,6 +94,20 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
         Ok(n) if n < 1 => Err(format!("must be at least 1 request, got {n} (0 would make an empty workload)")),
         _ => Err(format!("'{s}' is not a request count (a whole number from 1 to {})", u64::MAX)),
     }
+}
+
+/// A comma-separated scheme list (`--schemes` of `compare` and `bench`) has no empty name:
+/// `base,` or `base,,nogc` is a typo, reported where it is (it read as "unknown scheme ''",
+/// and `,` alone as "scheme '' is named twice").
+pub fn check_no_empty_scheme(schemes: &[String]) -> anyhow::Result<()> {
+    if let Some(i) = schemes.iter().position(|s| s.trim().is_empty()) {
+        anyhow::bail!(
+            "--schemes has an empty name at position {} of {} (an empty list, or a doubled or trailing comma?)",
+            i + 1,
+            schemes.len()
+        );
+    }
+    Ok(())
 }
 
 /// How many requests [`InputArgs::fingerprinted`] reads looking for the first write: a

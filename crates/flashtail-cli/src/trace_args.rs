@@ -24,10 +24,11 @@ pub struct TraceParseArgs {
     pub volume: VolumeSelect,
     /// Give volume i its own region at i x STRIDE bytes (suffixes K, M, G, T); default: merge
     /// volumes as-is.
-    #[arg(long, value_parser = parse_bytes)]
+    #[arg(long, value_parser = parse_stride)]
     pub volume_stride: Option<u64>,
-    /// Unit of the time column: ns, us, ms, s, or nanoseconds per unit (e.g. 0.01 for the DTRS
-    /// slice whose raw values are 100 x ns). Default: the format's own unit.
+    /// Unit of the time column of ssdsim, mqsim and flashsim traces (the other formats have a
+    /// fixed unit): ns, us, ms, s, or nanoseconds per unit (e.g. 0.01 for the DTRS slice whose
+    /// raw values are 100 x ns). Default: the format's own unit.
     #[arg(long, value_parser = parse_time_unit)]
     pub time_unit: Option<f64>,
     /// Requests held to repair local timestamp disorder (0 disables).
@@ -67,7 +68,8 @@ pub struct TraceInput {
     /// Window of trace time in seconds, START:END (either side may be empty).
     #[arg(long, value_parser = parse_window)]
     pub window: Option<(Option<f64>, Option<f64>)>,
-    /// Replay the (windowed) slice N times, each loop after the previous one.
+    /// Replay the (windowed) slice N times, each loop after the previous one. The run grows
+    /// with N: its time, and with `--latency exact` 8 bytes of memory per request.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub loops: u32,
     /// Address shift per loop in bytes (suffixes K, M, G, T); default: the slice's extent.
@@ -173,6 +175,14 @@ fn parse_volume(s: &str) -> Result<VolumeSelect, String> {
     Ok(VolumeSelect::Only(ids))
 }
 
+/// `--volume-stride`: bytes as [`parse_bytes`], more than 0 (0 would put every volume at 0).
+fn parse_stride(s: &str) -> Result<u64, String> {
+    match parse_bytes(s)? {
+        0 => Err("the stride must be more than 0 bytes (leave --volume-stride out to merge volumes as-is)".to_string()),
+        v => Ok(v),
+    }
+}
+
 /// Bytes with an optional binary suffix (K, M, G, T).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
@@ -221,6 +231,9 @@ fn parse_scale(s: &str) -> Result<f64, String> {
     }
 }
 
+/// Latest `--window` bound: the engine takes no arrival after 2^62 ns.
+const MAX_WINDOW_S: f64 = 4_611_686_018.0;
+
 fn parse_window(s: &str) -> Result<(Option<f64>, Option<f64>), String> {
     let (a, b) = s
         .split_once(':')
@@ -230,8 +243,8 @@ fn parse_window(s: &str) -> Result<(Option<f64>, Option<f64>), String> {
             return Ok(None);
         }
         match x.trim().parse::<f64>() {
-            Ok(v) if v.is_finite() && v >= 0.0 => Ok(Some(v)),
-            _ => Err(format!("'{x}' is not a time in seconds")),
+            Ok(v) if v.is_finite() && v >= 0.0 && v <= MAX_WINDOW_S => Ok(Some(v)),
+            _ => Err(format!("'{x}' is not a time in seconds from 0 to {MAX_WINDOW_S} (2^62 ns, the latest time flashtail simulates)")),
         }
     };
     let (start, end) = (side(a)?, side(b)?);
@@ -255,6 +268,13 @@ mod tests {
         assert_eq!(parse_window("10:20"), Ok((Some(10.0), Some(20.0))));
         assert_eq!(parse_window(":5"), Ok((None, Some(5.0))));
         assert!(parse_window("5:1").is_err());
+        assert_eq!(parse_window("4611686018:"), Ok((Some(4_611_686_018.0), None)));
+        assert_eq!(
+            parse_window("1e300:"),
+            Err("'1e300' is not a time in seconds from 0 to 4611686018 (2^62 ns, the latest time flashtail simulates)".to_string())
+        );
+        assert_eq!(parse_stride("1T"), Ok(1 << 40));
+        assert!(parse_stride("0").is_err_and(|e| e.starts_with("the stride must be more than 0 bytes")));
         assert_eq!(
             parse_volume("8:16,3"),
             Ok(VolumeSelect::Only(vec![(8 << 20) | 16, 3]))

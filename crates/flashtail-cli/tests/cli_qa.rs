@@ -343,3 +343,49 @@ fn the_victim_policy_lists_agree() {
         }
     }
 }
+
+// ----- 6. flag extremes (QA pass of every subcommand's options) ----------------------------
+
+/// An empty name in a scheme list is reported as such, with its position (`--schemes ,` said
+/// "scheme '' is named twice", `base,` "unknown scheme ''").
+#[test]
+fn an_empty_scheme_name_is_a_list_typo() {
+    let gen = ["compare", "--device", "tiny", "--gen", "bench-ref", "--gen-count", "100"];
+    for (list, pos) in [(",", "1 of 2"), ("base,", "2 of 2"), ("base,,nogc", "2 of 3"), ("", "1 of 1")] {
+        let mut args = gen.to_vec();
+        args.extend(["--schemes", list]);
+        fails(&args, &[&format!("error: --schemes has an empty name at position {pos} (an empty list, or a doubled or trailing comma?)")]);
+    }
+    fails(&["bench", "--schemes", "base,", "--requests", "10"], &["error: --schemes has an empty name at position 2 of 2"]);
+}
+
+/// `bench` checks its sizes before printing anything or starting a child: `--requests 0`
+/// failed inside the child ("case run:base:off failed: ..."), and `--precondition-tib 1e-9`
+/// was reported there as "does not fit 32-bit page numbers".
+#[test]
+fn bench_checks_its_sizes_up_front() {
+    let err = fails(&["bench", "--requests", "0"], &["'--requests <REQUESTS>': must be at least 1 request, got 0"]);
+    assert!(!err.contains("case"), "{err}");
+    let range = "must be from 0.000977 TiB (32 blocks per plane of the bench-ref geometry, the fewest it runs with) to 15.999969 TiB (32-bit page numbers with 4096 B pages)";
+    for tib in ["1e-9", "0", "-1", "NaN", "1e9"] {
+        let out = flashtail(&["bench", "--no-runs", "--precondition-tib", tib]);
+        let err = text(&out.stderr);
+        assert!(err.contains(&format!("invalid value '{tib}' for '--precondition-tib <TIB>': {range}")), "{tib}: {err}");
+        assert!(text(&out.stdout).is_empty(), "{tib}: nothing runs");
+    }
+}
+
+/// `wla-toy` bounds the emulation's work (`--batches 4294967295` ran for years): the product
+/// of pool size, block size and batches is at most 25 times the paper's.
+#[test]
+fn wla_toy_bounds_its_work() {
+    let out = flashtail(&["wla-toy", "--batches", "4294967295"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stdout).is_empty());
+    assert_eq!(
+        text(&out.stderr),
+        "error: --blocks x --pages-per-block x --batches is 20000 x 4096 x 4294967295 = 351843720806400000 pages per step; at most 1000000000000 (the paper's 1,000,000 x 4096 x 10 is 40,960,000,000)\n"
+    );
+    // The bound is on the product: a million blocks take 244 batches, not 245.
+    fails(&["wla-toy", "--blocks", "1000000", "--batches", "245"], &["= 1003520000000 pages per step; at most 1000000000000"]);
+}

@@ -325,3 +325,81 @@ fn coarse_arrival_times_print_one_warning() {
     let (out, err) = succeeds(&["trace", "stats", s(&fine)]);
     assert!(!err.contains("warning") && !out.contains("coarse_timestamps"), "{err}\n{out}");
 }
+
+// ----- replay and reading options at their extremes (QA pass of the layers above the parsers)
+
+/// A replay far slower than real time pushes arrivals past 2^62 ns: the run names the request
+/// and the flags (it ended "simulation stalled: 350 requests never completed (free blocks
+/// exhausted ...?)" once the times saturated at u64::MAX). 1 ms apart at 1e-9 is 10^6 s per
+/// request: request 4613 (at 4,612,000,000 s) is the first after 4,611,686,018 s.
+#[test]
+fn a_replay_beyond_the_time_horizon_names_the_request() {
+    let dir = scratch("horizon");
+    let trace = dir.join("t.csv");
+    write(&trace, msr_trace(5000));
+    let err = fails(&["run", "--device", "tiny", "--trace", s(&trace), "--time-scale", "1e-9"]);
+    assert!(
+        err.contains("error: workload: request 4613: arrives at t=4612000000000000000 ns, after the latest time flashtail simulates (2^62 ns, about 146 years): replay the trace faster (a larger --time-scale) or fewer times (--loops), or generate fewer requests"),
+        "{err}"
+    );
+    // A window bound past the horizon is refused up front (it printed a 301-digit number).
+    let err = fails(&["trace", "show", s(&trace), "--window", "1e300:"]);
+    assert!(err.contains("'1e300' is not a time in seconds from 0 to 4611686018 (2^62 ns, the latest time flashtail simulates)"), "{err}");
+}
+
+/// `--time-unit` was silently ignored by the formats with a fixed unit (`--time-unit s` on an
+/// MSR trace replayed it unchanged); it is an error there and still works on the ASCII ones.
+#[test]
+fn time_unit_is_refused_where_the_format_fixes_the_unit() {
+    let dir = scratch("time-unit");
+    let msr = dir.join("t.csv");
+    write(&msr, msr_trace(4));
+    let want = format!(
+        "error: invalid trace option: --time-unit applies to ssdsim, mqsim and flashsim traces only; {} is in the msr format, whose time column is always in units of 100 ns (use --time-scale to replay it faster or slower)",
+        s(&msr)
+    );
+    for cmd in [&["trace", "stats"][..], &["trace", "show"], &["run", "--device", "tiny", "--trace"]] {
+        let mut args = cmd.to_vec();
+        args.extend([s(&msr), "--time-unit", "s"]);
+        let err = fails(&args);
+        assert!(err.contains(&want), "{args:?}: {err}");
+    }
+    let ascii = dir.join("t.ascii");
+    write(&ascii, "0 0 0 8 0\n3 0 8 8 1\n");
+    let (out, _) = succeeds(&["trace", "show", s(&ascii), "--device", "tiny", "--time-unit", "ms"]);
+    assert!(out.contains("\n3000000 R 4096 4096\n"), "{out}");
+}
+
+/// `trace show` checks the capacity and page size it folds into (`--capacity 0` printed
+/// unfolded offsets under "offsets folded into 0 bytes"; `--page-size 0` aligned to 1 byte;
+/// a huge page size printed 18446744073709551615-byte requests), and says why it shows nothing.
+#[test]
+fn trace_show_checks_capacity_and_page_size_and_explains_an_empty_listing() {
+    let dir = scratch("show-capacity");
+    let trace = dir.join("t.csv");
+    write(&trace, msr_trace(4));
+    let t = s(&trace);
+    let err = fails(&["trace", "show", t, "--capacity", "1"]);
+    assert!(err.contains("error: the capacity (1 bytes, --capacity) must hold at least one page of 4096 bytes (--capacity, --page-size)"), "{err}");
+    let err = fails(&["trace", "show", t, "--capacity", "0"]);
+    assert!(err.contains("error: the capacity (0 bytes, --capacity)"), "{err}");
+    let err = fails(&["trace", "show", t, "--page-size", "0"]);
+    assert!(err.contains("error: --page-size must be more than 0 bytes"), "{err}");
+    let err = fails(&["trace", "show", t, "--device", "tiny", "--page-size", "18446744073709551615"]);
+    assert!(err.contains("must hold at least one page of 18446744073709551615 bytes"), "{err}");
+    let (out, _) = succeeds(&["trace", "show", t, "--capacity", "4K"]);
+    assert!(out.contains("# offsets folded into 4096 bytes (--capacity)\n"), "{out}");
+    let (out, _) = succeeds(&["trace", "show", t, "--volume", "9"]);
+    assert!(out.ends_with("# no requests: volume 9 has no requests; volumes present: 0\n"), "{out}");
+}
+
+/// `--volume-stride 0` is refused by its own parser, naming the flag (it was "invalid trace
+/// option: volume stride must be > 0").
+#[test]
+fn a_zero_volume_stride_is_named() {
+    let err = fails(&["trace", "show", "--volume-stride", "0"]);
+    assert!(
+        err.contains("invalid value '0' for '--volume-stride <VOLUME_STRIDE>': the stride must be more than 0 bytes (leave --volume-stride out to merge volumes as-is)"),
+        "{err}"
+    );
+}

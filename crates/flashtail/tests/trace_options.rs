@@ -165,6 +165,22 @@ fn time_unit_override_and_bad_options() {
         e.to_string(),
         "invalid trace option: time unit must be > 0 ns, got -1"
     );
+    // A format with a fixed unit ignored --time-unit silently (`--time-unit s` replayed an
+    // MSR trace at its own 100 ns unit); it is now an option error naming the unit.
+    let msr = TraceOptions {
+        time_unit_ns: Some(1e9),
+        ..TraceOptions::default()
+    };
+    let line = b"128166385295514663,hm,0,Write,9056014336,2048,2833\n".to_vec();
+    let e = open_reader("hm.csv", Box::new(std::io::Cursor::new(line)), &msr)
+        .err()
+        .unwrap();
+    assert_eq!(
+        e.to_string(),
+        "invalid trace option: --time-unit applies to ssdsim, mqsim and flashsim traces only; \
+         hm.csv is in the msr format, whose time column is always in units of 100 ns (use \
+         --time-scale to replay it faster or slower)"
+    );
     let e = open_reader(
         "junk.bin",
         Box::new(std::io::Cursor::new(b"hello\nworld\n".to_vec())),

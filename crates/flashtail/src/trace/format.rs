@@ -63,6 +63,12 @@ impl Format {
         }
     }
 
+    /// Whether the time unit of the format's time column is a reader option (the ASCII
+    /// formats, whose published files use different units); the others have a fixed one.
+    pub fn takes_time_unit(self) -> bool {
+        matches!(self, Format::Ssdsim | Format::Mqsim | Format::Flashsim)
+    }
+
     /// The line parser. `time_unit_ns` applies to the formats whose time unit varies between
     /// published files (the ASCII ones); the others have a fixed, documented unit.
     pub fn parser(self, time_unit_ns: Option<f64>, blk_event: &str) -> Box<dyn LineParser> {

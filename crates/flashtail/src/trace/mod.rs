@@ -139,6 +139,16 @@ pub fn reader_from(
             })?
         }
     };
+    // The other formats have a fixed, documented unit and their parsers ignore it: say so
+    // rather than replay the trace at a speed the user did not ask for.
+    if opts.time_unit_ns.is_some() && !format.takes_time_unit() {
+        return Err(TraceError::Option(format!(
+            "--time-unit applies to ssdsim, mqsim and flashsim traces only; {name} is in the {format} \
+             format, whose time column is always in units of {} ns (use --time-scale to replay it \
+             faster or slower)",
+            format.default_time_unit_ns()
+        )));
+    }
     let cfg = reader::ReaderConfig {
         name: name.to_string(),
         format,

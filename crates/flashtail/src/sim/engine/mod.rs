@@ -61,6 +61,11 @@ const EV_ID_BITS: u32 = 22;
 /// Most host requests in flight at once: a request's slot is an event id. A workload that
 /// gets this far ahead of the device stops the run with an error (`run`), not a panic.
 const MAX_IN_FLIGHT: u64 = (1 << EV_ID_BITS) - 1;
+/// Latest arrival time a run accepts: 2^62 ns, about 146 years. Times are plain `u64`
+/// nanoseconds and completions lie after their arrivals, so an arrival near `u64::MAX` (a
+/// trace replayed with a tiny --time-scale saturates there) would wrap event times around and
+/// stall the run with a wrong diagnosis; the margin leaves three times as long for queueing.
+const MAX_ARRIVAL_NS: u64 = 1 << 62;
 
 /// A due event (the queue orders events by time, then by insertion sequence).
 #[derive(Copy, Clone, Debug)]
@@ -340,8 +345,9 @@ impl Simulation {
                 r.arrival = last_arrival;
             }
             last_arrival = r.arrival;
-            if self.reqs.live >= self.max_in_flight {
-                return Err(self.overloaded(&r));
+            // One test for both limits: the request loop is the hottest code of a run.
+            if self.reqs.live >= self.max_in_flight || r.arrival.0 > MAX_ARRIVAL_NS {
+                return Err(self.refuse(&r));
             }
             self.arrive(r);
             self.check_fatal()?;
@@ -395,9 +401,20 @@ impl Simulation {
         Ok(())
     }
 
-    /// The error for a request that arrives with `max_in_flight` others still in flight.
+    /// The error for a request that arrives with `max_in_flight` others still in flight, or
+    /// after [`MAX_ARRIVAL_NS`] (the workload's fault, reported as such).
     #[cold]
-    fn overloaded(&self, r: &HostRequest) -> SimError {
+    fn refuse(&self, r: &HostRequest) -> SimError {
+        if r.arrival.0 > MAX_ARRIVAL_NS {
+            return SimError::Source(crate::host::SourceError {
+                location: format!("request {}", self.c.requests_submitted + 1),
+                message: format!(
+                    "arrives at t={} ns, after the latest time flashtail simulates (2^62 ns, about 146 years): \
+                     replay the trace faster (a larger --time-scale) or fewer times (--loops), or generate fewer requests",
+                    r.arrival.0
+                ),
+            });
+        }
         SimError::Overloaded(format!(
             "request {} (arriving at t={} ns) found {} requests still in flight, the most flashtail tracks: \
              the workload arrives far faster than this device serves it. Replay it more slowly \

@@ -54,3 +54,32 @@ fn the_limit_is_what_an_event_id_can_hold() {
     assert_eq!(super::MAX_IN_FLIGHT, (1 << super::EV_ID_BITS) - 1);
     assert!(super::MAX_IN_FLIGHT >= 4_000_000, "the limit should stay far above real queue depths");
 }
+
+/// Runs three 4 KiB writes on `tiny`, the last arriving at `last_ns`.
+fn late_write(last_ns: u64) -> Result<crate::stats::RunReport, SimError> {
+    let dev = presets::load("tiny").expect("preset tiny");
+    let scheme = build_scheme("base", None, 1).expect("scheme base");
+    let sim = Simulation::new(dev, scheme, SimOptions { seed: 1, oracle: true, ..Default::default() })?;
+    let reqs = [0, 1_000, last_ns].into_iter().enumerate().map(|(i, t)| HostRequest::new(Nanos(t), i as u64 * 4096, 4096, Op::Write));
+    sim.run(&mut crate::host::VecSource::new(reqs.collect()))
+}
+
+#[test]
+fn an_arrival_after_the_time_horizon_is_a_workload_error() {
+    // `--time-scale 1e-9` on a 127 s trace saturates arrivals at u64::MAX: event times wrapped
+    // and the run ended "stalled: free blocks exhausted". Now the request is named.
+    for t in [super::MAX_ARRIVAL_NS + 1, u64::MAX] {
+        match late_write(t) {
+            Err(SimError::Source(e)) => {
+                assert_eq!(e.location, "request 3");
+                assert!(e.message.starts_with(&format!("arrives at t={t} ns, after the latest time flashtail simulates (2^62 ns, about 146 years)")), "{e}");
+                assert!(e.message.contains("--time-scale") && e.message.contains("--loops"), "{e}");
+            }
+            other => panic!("expected a workload error, got {:?}", other.map(|r| r.integrity.requests_completed)),
+        }
+    }
+    // At the horizon itself the run completes, and the last write's latency is an ordinary one.
+    let r = late_write(super::MAX_ARRIVAL_NS).expect("an arrival at 2^62 ns is allowed");
+    assert_eq!(r.integrity.requests_completed, 3);
+    assert!(r.writes.max_ns < 10_000_000, "{}", r.writes.max_ns);
+}
