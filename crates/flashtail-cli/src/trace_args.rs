@@ -243,7 +243,7 @@ fn parse_window(s: &str) -> Result<(Option<f64>, Option<f64>), String> {
             return Ok(None);
         }
         match x.trim().parse::<f64>() {
-            Ok(v) if v.is_finite() && v >= 0.0 && v <= MAX_WINDOW_S => Ok(Some(v)),
+            Ok(v) if (0.0..=MAX_WINDOW_S).contains(&v) => Ok(Some(v)),
             _ => Err(format!("'{x}' is not a time in seconds from 0 to {MAX_WINDOW_S} (2^62 ns, the latest time flashtail simulates)")),
         }
     };

@@ -342,6 +342,15 @@ fn a_replay_beyond_the_time_horizon_names_the_request() {
         err.contains("error: workload: request 4613: arrives at t=4612000000000000000 ns, after the latest time flashtail simulates (2^62 ns, about 146 years): replay the trace faster (a larger --time-scale) or fewer times (--loops), or generate fewer requests"),
         "{err}"
     );
+    // Loops whose address shift passes 2^64 (a slice reaching its top page) are refused where
+    // loop 1 would start; their requests all landed on the capacity's last page.
+    let high = dir.join("high.csv");
+    write(&high, "0,hm,0,Write,18446744073709543424,4096,1\n10000,hm,0,Write,0,4096,1\n");
+    let err = fails(&["run", "--device", "tiny", "--trace", s(&high), "--loops", "3"]);
+    assert!(
+        err.contains("error: workload: --loops 3: loop 2 would shift the slice (offsets up to 18446744073709547520 bytes) by 2 x 18446744073709547520 bytes, beyond 64-bit byte offsets: use fewer --loops or a smaller --loop-offset"),
+        "{err}"
+    );
     // A window bound past the horizon is refused up front (it printed a 301-digit number).
     let err = fails(&["trace", "show", s(&trace), "--window", "1e300:"]);
     assert!(err.contains("'1e300' is not a time in seconds from 0 to 4611686018 (2^62 ns, the latest time flashtail simulates)"), "{err}");

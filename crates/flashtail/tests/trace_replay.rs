@@ -193,3 +193,38 @@ fn loops_shift_time_and_address() {
     );
     assert_eq!(get(&s, "replay_wrapped"), "0");
 }
+
+#[test]
+fn loops_whose_address_shift_overflows_are_an_error() {
+    // A slice reaching 2^64 - 4096: loop 1 cannot move it. The shift saturated, and every
+    // request of the later loops landed on the capacity's last page.
+    let top = u64::MAX - 4095;
+    let reqs = vec![w(0, top - 4096, 4096), w(10, 0, 4096)];
+    let o = ReplayOptions {
+        loops: 3,
+        ..ReplayOptions::default()
+    };
+    let mut src = replay(Box::new(VecSource::new(reqs.clone())), &o, BIG, 4096);
+    // The first pass is served as it is; the error comes where loop 1 would start.
+    assert_eq!(src.next_request().unwrap().map(|r| r.offset), Some((top - 4096) % BIG));
+    assert_eq!(src.next_request().unwrap().map(|r| r.offset), Some(0));
+    let e = src.next_request().unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "--loops 3: loop 2 would shift the slice (offsets up to {top} bytes) by 2 x {top} bytes, \
+             beyond 64-bit byte offsets: use fewer --loops or a smaller --loop-offset"
+        )
+    );
+    // A slice two pages lower, shifted a page per loop, ends exactly at 2^64 - 4096: allowed.
+    let reqs = vec![w(0, top - 3 * 4096, 4096), w(10, 0, 4096)];
+    let o = ReplayOptions {
+        loops: 3,
+        loop_offset: Some(4096),
+        ..ReplayOptions::default()
+    };
+    let (out, _) = run(reqs, o, BIG, 4096);
+    assert_eq!(out.len(), 6);
+    assert_eq!(out[3].1, 4096);
+    assert_eq!(out[5].1, 8192);
+}

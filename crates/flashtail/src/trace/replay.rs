@@ -136,6 +136,28 @@ impl<S: RequestSource> Replay<S> {
             .unwrap_or_else(|| self.max_end.div_ceil(self.page) * self.page)
     }
 
+    /// The last loop's address shift must keep the slice's offsets within 64 bits: they
+    /// saturated, and every request of the later loops landed on the same last page.
+    fn check_loop_shift(&self) -> Result<(), SourceError> {
+        if self.opts.loops < 2 || self.slice.is_empty() {
+            return Ok(());
+        }
+        let last = u64::from(self.opts.loops - 1);
+        let shift = self.loop_offset().checked_mul(last);
+        if shift.and_then(|s| s.checked_add(self.max_end)).is_some() {
+            return Ok(());
+        }
+        Err(SourceError {
+            location: format!("--loops {}", self.opts.loops),
+            message: format!(
+                "loop {last} would shift the slice (offsets up to {} bytes) by {last} x {} bytes, \
+                 beyond 64-bit byte offsets: use fewer --loops or a smaller --loop-offset",
+                self.max_end,
+                self.loop_offset()
+            ),
+        })
+    }
+
     /// Applies loop shift, scale, alignment and wrap; `None` when the request is dropped
     /// (beyond the capacity without wrap).
     fn shape(&mut self, mut r: HostRequest, k: u32) -> Option<HostRequest> {
@@ -212,6 +234,7 @@ impl<S: RequestSource> RequestSource for Replay<S> {
                     self.period = self.last_rel + gap.max(1);
                     self.loop_k = 1;
                     self.pos = 0;
+                    self.check_loop_shift()?;
                 }
             }
         }
