@@ -281,6 +281,11 @@ fn extreme_device_settings_are_errors_naming_the_field() {
     let args: Vec<&str> = argv.iter().map(String::as_str).collect();
     let (out, _) = succeeds(&args);
     assert!(out.contains("| 2000/2000 requests completed"), "{out}");
+    // A RAIN scheme on one channel: the generator failed on a 0-byte span before.
+    let argv = run(&["geometry.channels=1"], "ttflash");
+    let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let err = fails(&args, &["error: scheme ttflash: invalid device: RAIN needs at least 3 channels (got 1)"]);
+    assert!(!err.contains("span_bytes"), "{err}");
 }
 
 // ----- 5. nits ---------------------------------------------------------------------------
