@@ -253,6 +253,41 @@ fn an_os_error_is_printed_once() {
     assert_eq!(err.matches("(os error").count(), 1, "{err}");
 }
 
+/// Device settings a probe of extremes found: a plane count beyond u32 panicked (division
+/// by the wrapped count, 0), and a soft GC threshold at or below the host-write reserve
+/// deadlocked threshold-driven GC, reported only as "simulation stalled". Partial GC starts
+/// its intensive GC at the reserve itself and runs.
+#[test]
+fn extreme_device_settings_are_errors_naming_the_field() {
+    let gen = ["--gen", "bench-ref", "--gen-count", "2000", "--no-cost"];
+    let run = |sets: &[&str], scheme: &str| {
+        let mut a = vec!["run", "--device", "tiny", "--scheme", scheme];
+        for x in sets {
+            a.extend(["--set", x]);
+        }
+        a.extend(gen);
+        a.into_iter().map(str::to_string).collect::<Vec<_>>()
+    };
+    let argv = run(&["geometry.channels=65536", "geometry.chips_per_channel=65536"], "base");
+    let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+    fails(&args, &["error: device 'tiny' after --set overrides: device has 8796093022208 pages; flashtail addresses at most 4294967294"]);
+    let argv = run(&["ftl.gc_soft_threshold=0", "ftl.gc_hard_threshold=0"], "base");
+    let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+    fails(&args, &["error: invalid device: scheme 'base': ftl.gc_soft_threshold 0 (0 of 64 blocks) must be above ftl.gc_reserved_blocks 2: GC starts below the soft threshold, but host writes stop at 2 free blocks, so GC would never start (raise the threshold to more than 2 blocks, or lower ftl.gc_reserved_blocks)"]);
+    let argv = run(&["ftl.gc_reserved_blocks=7"], "preemptive");
+    let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+    fails(&args, &["scheme 'preemptive': ftl.gc_soft_threshold 0.1 (7 of 64 blocks) must be above ftl.gc_reserved_blocks 7"]);
+    let argv = run(&["ftl.gc_soft_threshold=0", "ftl.gc_hard_threshold=0"], "lazy-rtgc");
+    let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let (out, _) = succeeds(&args);
+    assert!(out.contains("| 2000/2000 requests completed"), "{out}");
+    // A RAIN scheme on one channel: the generator failed on a 0-byte span before.
+    let argv = run(&["geometry.channels=1"], "ttflash");
+    let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let err = fails(&args, &["error: scheme ttflash: invalid device: RAIN needs at least 3 channels (got 1)"]);
+    assert!(!err.contains("span_bytes"), "{err}");
+}
+
 // ----- 5. nits ---------------------------------------------------------------------------
 
 #[test]

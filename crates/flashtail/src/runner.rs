@@ -84,6 +84,9 @@ where
 pub fn host_capacity_bytes(dev: &DeviceConfig, scheme: &str) -> Result<u64, RunError> {
     let s = build_scheme(scheme, None, 0).map_err(RunError::Config)?;
     let pages = if s.rain {
+        // The channel check first: with one or two channels the parity share leaves no or
+        // half the capacity, and a generated workload failed on its span instead.
+        crate::ftl::rain::Rain::new(&dev.geometry, 0).map_err(|e| RunError::Config(format!("scheme {scheme}: invalid device: {e}")))?;
         crate::ftl::rain::Rain::data_capacity(dev.logical_pages(), dev.geometry.channels)
     } else {
         dev.logical_pages()

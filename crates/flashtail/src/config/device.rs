@@ -169,11 +169,27 @@ impl DeviceConfig {
                 f.gc_hard_threshold, f.gc_soft_threshold
             ));
         }
-        if self.soft_threshold_blocks() + 2 >= self.geometry.blocks_per_plane {
-            return Err(format!(
-                "ftl.gc_soft_threshold {} leaves no blocks for data in a {}-block plane",
-                f.gc_soft_threshold, self.geometry.blocks_per_plane
-            ));
+        // Name the field that sets the threshold: the block count overrides the share.
+        let soft_field = match f.gc_soft_threshold_blocks {
+            Some(b) => format!("ftl.gc_soft_threshold_blocks {b}"),
+            None => format!("ftl.gc_soft_threshold {}", f.gc_soft_threshold),
+        };
+        // In u64: a block count near u32::MAX must not wrap past the check.
+        if u64::from(self.soft_threshold_blocks()) + 2 >= u64::from(self.geometry.blocks_per_plane) {
+            return Err(format!("{soft_field} leaves no blocks for data in a {}-block plane", self.geometry.blocks_per_plane));
+        }
+        // The shares are checked above; a block count (or one of each) must keep the order too.
+        let (soft, hard) = (self.soft_threshold_blocks(), self.hard_threshold_blocks());
+        if hard > soft.max(1) {
+            let hard_field = match f.gc_hard_threshold_blocks {
+                Some(b) => format!("ftl.gc_hard_threshold_blocks {b}"),
+                None => format!("ftl.gc_hard_threshold {} ({hard} blocks)", f.gc_hard_threshold),
+            };
+            let soft_field = match f.gc_soft_threshold_blocks {
+                Some(_) => soft_field,
+                None => format!("{soft_field} ({soft} blocks)"),
+            };
+            return Err(format!("{hard_field} is above {soft_field}: GC would turn urgent before it starts"));
         }
         // The logical data must fit beside the GC reserve and the two write frontiers, or a
         // full drive could deadlock waiting for free blocks. (It may well sit below the GC
@@ -271,6 +287,27 @@ mod tests {
             listed.sort_unstable();
             assert_eq!(keys, listed, "model {}", p.model());
         }
+    }
+
+    /// Threshold block counts: one near u32::MAX is rejected (it wrapped past the check),
+    /// the block-count field is the one named, and a hard threshold above the soft one is
+    /// an error whichever form each is given in.
+    #[test]
+    fn threshold_block_counts_are_checked_and_named() {
+        let tiny = crate::config::presets::load("tiny").unwrap();
+        let mut d = tiny.clone();
+        d.ftl.gc_soft_threshold_blocks = Some(u32::MAX);
+        assert_eq!(d.validate().unwrap_err(), "ftl.gc_soft_threshold_blocks 4294967295 leaves no blocks for data in a 64-block plane");
+        let mut d = tiny.clone();
+        d.ftl.gc_hard_threshold_blocks = Some(60);
+        assert_eq!(d.validate().unwrap_err(), "ftl.gc_hard_threshold_blocks 60 is above ftl.gc_soft_threshold 0.1 (7 blocks): GC would turn urgent before it starts");
+        d.ftl.gc_hard_threshold_blocks = Some(7);
+        assert_eq!(d.validate(), Ok(()));
+        let mut d = tiny.clone();
+        d.ftl.gc_soft_threshold_blocks = Some(3);
+        assert_eq!(d.validate().unwrap_err(), "ftl.gc_hard_threshold 0.05 (4 blocks) is above ftl.gc_soft_threshold_blocks 3: GC would turn urgent before it starts");
+        d.ftl.gc_hard_threshold_blocks = Some(2);
+        assert_eq!(d.validate(), Ok(()));
     }
 
     /// A reserve too large for the plane is the field named first, with the largest that

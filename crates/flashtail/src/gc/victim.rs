@@ -64,7 +64,7 @@ impl VictimPolicy for Greedy {
     fn name(&self) -> &str {
         "greedy"
     }
-    /// The same choice as [`fewest_valid`], as the minimum of the keys
+    /// The same choice as `fewest_valid`, as the minimum of the keys
     /// `valid × blocks_per_plane + index` (they fit in 32 bits: at most the plane's pages
     /// plus its blocks), which the compiler vectorises; it runs once per victim over
     /// every block of the plane, and the iterator took ~20 instructions a block.

@@ -35,6 +35,9 @@ fn one() -> u32 {
     1
 }
 
+/// The largest page [`Geometry::validate`] accepts, in bytes.
+pub const MAX_PAGE_SIZE: u32 = 1 << 20;
+
 /// A physical page split into its parts.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PageAddr {
@@ -64,8 +67,9 @@ impl Geometry {
         if !(1..=4).contains(&self.bits_per_cell) {
             return Err(format!("geometry.bits_per_cell must be 1..=4, got {}", self.bits_per_cell));
         }
-        let wordline = self.pages_per_wordline();
-        if self.bits_per_cell > 1 && !self.pages_per_block.is_multiple_of(wordline) {
+        // In u64: bits × pages_per_level may not fit in u32 (the message must show the real size).
+        let wordline = u64::from(self.bits_per_cell) * u64::from(self.pages_per_level);
+        if self.bits_per_cell > 1 && !u64::from(self.pages_per_block).is_multiple_of(wordline) {
             return Err(format!(
                 "geometry.pages_per_block = {} is not a whole number of word-lines of {wordline} pages \
                  (bits_per_cell {} x pages_per_level {})",
@@ -74,6 +78,11 @@ impl Geometry {
         }
         if !self.page_size.is_multiple_of(512) {
             return Err(format!("geometry.page_size must be a multiple of 512 bytes, got {}", self.page_size));
+        }
+        // Flash pages are 2-16 KiB; far larger ones overflow the u64 nanosecond sums of a run
+        // (a 4 GiB page made the wait shares add up to 1000 %).
+        if self.page_size > MAX_PAGE_SIZE {
+            return Err(format!("geometry.page_size must be at most {MAX_PAGE_SIZE} bytes (1 MiB), got {}", self.page_size));
         }
         if self.blocks_per_plane < 8 {
             return Err(format!(
@@ -103,8 +112,11 @@ impl Geometry {
     pub fn total_blocks(&self) -> u32 {
         self.planes() * self.blocks_per_plane
     }
+    /// In u64 throughout (`planes()` itself may overflow u32 before validation rejects it).
     pub fn total_pages_u64(&self) -> u64 {
-        self.planes() as u64 * self.blocks_per_plane as u64 * self.pages_per_block as u64
+        [self.channels, self.chips_per_channel, self.dies_per_chip, self.planes_per_die, self.blocks_per_plane, self.pages_per_block]
+            .iter()
+            .fold(1u64, |acc, &v| acc.saturating_mul(u64::from(v)))
     }
     pub fn total_pages(&self) -> u32 {
         self.total_pages_u64() as u32
@@ -252,6 +264,26 @@ mod tests {
         assert_eq!(qlc.validate(), Ok(()));
         qlc.pages_per_level = 0;
         assert!(qlc.validate().unwrap_err().contains("pages_per_level"));
+    }
+
+    /// A product of the counts beyond u32 is an error, not a wrapped plane count (65536 x
+    /// 65536 planes made `planes()` 0 and the run panicked dividing by it); pages beyond
+    /// 1 MiB and a word-line beyond u32 pages are errors naming the field and the true size.
+    #[test]
+    fn geometry_products_beyond_u32_are_errors() {
+        let mut g = g();
+        g.channels = 65536;
+        g.chips_per_channel = 65536;
+        assert_eq!(g.validate().unwrap_err(), "device has 1099511627776 pages; flashtail addresses at most 4294967294 (use larger pages)");
+        let mut g = self::g();
+        g.page_size = MAX_PAGE_SIZE;
+        assert_eq!(g.validate(), Ok(()));
+        g.page_size = MAX_PAGE_SIZE + 512;
+        assert_eq!(g.validate().unwrap_err(), "geometry.page_size must be at most 1048576 bytes (1 MiB), got 1049088");
+        let mut g = self::g();
+        g.bits_per_cell = 4;
+        g.pages_per_level = 1 << 31;
+        assert!(g.validate().unwrap_err().contains("word-lines of 8589934592 pages"));
     }
 
     /// Pages go level by level within a word-line: with one page per level the level is

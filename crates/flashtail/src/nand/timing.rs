@@ -6,6 +6,11 @@
 use crate::units::Nanos;
 use serde::{Deserialize, Serialize};
 
+/// The longest time any one `timing` field may give, ns (1 s; flash erases take ms).
+pub const MAX_OP_NS: u64 = 1_000_000_000;
+/// The slowest channel `timing.channel_ps_per_byte` may give (1 µs a byte: 1 MB/s).
+pub const MAX_PS_PER_BYTE: u64 = 1_000_000;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Timing {
@@ -68,6 +73,31 @@ impl Timing {
         if self.erase_ns == 0 {
             return Err("timing.erase_ns must be > 0".into());
         }
+        // Bounds far above any flash part, so sums of simulated time stay far from u64 (a read
+        // of 10^15 ns made latencies wrap to u64::MAX or reported a stall).
+        let longest = |v: &[u64]| v.iter().max().copied().unwrap_or(0);
+        for (name, v) in [
+            ("read_ns", longest(&self.read_ns)),
+            ("program_ns", longest(&self.program_ns)),
+            ("erase_ns", self.erase_ns),
+            ("command_ns", self.command_ns),
+            ("copyback_command_ns", self.copyback_command_ns),
+            ("ecc_ns", self.ecc_ns),
+            ("xor_ns", self.xor_ns),
+            ("dram_hit_ns", self.dram_hit_ns),
+            ("suspend.suspend_ns", self.suspend.suspend_ns),
+            ("suspend.resume_ns", self.suspend.resume_ns),
+        ] {
+            if v > MAX_OP_NS {
+                return Err(format!("timing.{name} must be at most {MAX_OP_NS} (1 s), got {v}"));
+            }
+        }
+        if self.channel_ps_per_byte > MAX_PS_PER_BYTE {
+            return Err(format!(
+                "timing.channel_ps_per_byte must be at most {MAX_PS_PER_BYTE} (1 MB/s), got {}",
+                self.channel_ps_per_byte
+            ));
+        }
         Ok(())
     }
     #[inline]
@@ -118,5 +148,26 @@ mod tests {
         assert_eq!(t.transfer(4096), Nanos(102_400 + 175));
         assert_eq!(t.read(3), Nanos(40_000));
         assert_eq!(t.copyback_command(), Nanos(175));
+    }
+
+    /// A time beyond 1 s (or a channel slower than 1 MB/s) is an error naming the field: a
+    /// read of 10^15 ns made latencies wrap to u64::MAX, or stopped the run as "stalled".
+    #[test]
+    fn times_beyond_one_second_are_errors() {
+        let t = crate::config::presets::load("tiny").unwrap().timing;
+        let mut bad = t.clone();
+        bad.read_ns = vec![MAX_OP_NS];
+        assert_eq!(bad.validate(1), Ok(()));
+        bad.read_ns = vec![1_000_000_000_000_000];
+        assert_eq!(bad.validate(1).unwrap_err(), "timing.read_ns must be at most 1000000000 (1 s), got 1000000000000000");
+        let mut bad = t.clone();
+        bad.program_ns = vec![5, MAX_OP_NS + 1];
+        assert_eq!(bad.validate(2).unwrap_err(), "timing.program_ns must be at most 1000000000 (1 s), got 1000000001");
+        let mut bad = t.clone();
+        bad.suspend.resume_ns = u64::MAX / 2;
+        assert_eq!(bad.validate(1).unwrap_err(), "timing.suspend.resume_ns must be at most 1000000000 (1 s), got 9223372036854775807");
+        let mut bad = t.clone();
+        bad.channel_ps_per_byte = MAX_PS_PER_BYTE + 1;
+        assert_eq!(bad.validate(1).unwrap_err(), "timing.channel_ps_per_byte must be at most 1000000 (1 MB/s), got 1000001");
     }
 }

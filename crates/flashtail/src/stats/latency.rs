@@ -14,7 +14,7 @@
 //!   the switch, then ≤ 450 KB of histogram per class plus 0.12 bytes a request. The summary
 //!   says from which quantile on its values are exact (`exact_from_quantile`).
 //!
-//! Both modes answer the same rank queries ([`Sorted`]), so summaries, CDF points and the
+//! Both modes answer the same rank queries (`Sorted`), so summaries, CDF points and the
 //! reads + writes row ([`finish_three`], computed by rank from the two classes without a
 //! merged copy) come from one code path.
 

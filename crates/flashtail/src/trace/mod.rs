@@ -4,7 +4,7 @@
 //! replay controls, the bundled DTRS slice and trace statistics.
 //!
 //! Entry points: [`open`] / [`open_reader`] give a [`RequestSource`] whose first request
-//! arrives at t = 0; [`replay`] wraps any source with time scale, window, loops, LBA wrap and
+//! arrives at t = 0; [`replay()`] wraps any source with time scale, window, loops, LBA wrap and
 //! alignment. What this module does not do: simulate anything, or synthesise workloads
 //! (see `workload`).
 

@@ -4,8 +4,8 @@
 //! N - 1 inner gaps are exponential at `burst_iops`. N = 1 + Geometric with mean
 //! `burst_iops * B`, where B = I (1 - s) / s is the mean burst duration that makes the
 //! long-run share of time in idle gaps, I / (I + B), equal the target s (I = mean idle gap).
-//! Both I and E[N] are exact in expectation, so the mean inter-arrival time is exactly
-//! (I + B) / E[N]. The first request arrives at time 0 and starts a burst.
+//! Both I and E\[N\] are exact in expectation, so the mean inter-arrival time is exactly
+//! (I + B) / E\[N\]. The first request arrives at time 0 and starts a burst.
 //! Does not model host think time dependent on completions (open-loop arrivals only).
 
 use super::config::{Arrival, GapDist};

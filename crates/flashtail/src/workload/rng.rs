@@ -52,7 +52,7 @@ pub fn std_normal(r: &mut ChaCha8Rng) -> f64 {
 }
 
 /// Lognormal with the given mean and log-space standard deviation `sigma`:
-/// mu = ln(mean) - sigma^2 / 2 makes E[X] = mean exactly.
+/// mu = ln(mean) - sigma^2 / 2 makes E\[X\] = mean exactly.
 #[inline]
 pub fn lognormal(r: &mut ChaCha8Rng, mean: f64, sigma: f64) -> f64 {
     let mu = mean.ln() - 0.5 * sigma * sigma;
