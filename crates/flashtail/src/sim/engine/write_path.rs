@@ -54,22 +54,32 @@ impl Simulation {
         match self.dev.ftl.allocation {
             Allocation::Static => self.static_plane(id),
             Allocation::Dynamic => {
+                // The least loaded unit (fewest queued transactions, the lowest on ties), and
+                // within it the plane with the most free blocks (the lowest on ties). The
+                // planes of a die share its unit's queue, so they always tie on load: taking
+                // the lowest of them sent every write to one plane per die until it held
+                // only valid data, and then writes stalled on it for good.
                 let reserve = self.dev.ftl.gc_reserved_blocks;
-                let mut best = (usize::MAX, PlaneId(0));
+                let mut best: Option<(usize, usize, u32)> = None;
                 for p in 0..self.ftl.geo.planes() {
                     let pb = &self.ftl.blocks.planes[p as usize];
-                    if pb.user_frontier.is_none() && pb.free.len() as u32 <= reserve {
+                    let free = pb.free.len();
+                    if pb.user_frontier.is_none() && free as u32 <= reserve {
                         continue;
                     }
-                    let q = self.units[self.unit_of_plane[p as usize] as usize].queued();
-                    if q < best.0 {
-                        best = (q, PlaneId(p));
+                    let u = self.unit_of_plane[p as usize];
+                    let q = self.units[u as usize].queued();
+                    let better = match best {
+                        None => true,
+                        Some((bq, bfree, bp)) => q < bq || (q == bq && self.unit_of_plane[bp as usize] == u && free > bfree),
+                    };
+                    if better {
+                        best = Some((q, free, p));
                     }
                 }
-                if best.0 == usize::MAX {
-                    self.static_plane(id)
-                } else {
-                    best.1
+                match best {
+                    Some((_, _, p)) => PlaneId(p),
+                    None => self.static_plane(id),
                 }
             }
         }
