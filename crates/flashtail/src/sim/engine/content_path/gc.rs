@@ -20,8 +20,8 @@ use crate::units::{BlockId, Lpn, PlaneId, Ppn};
 impl Simulation {
     /// The content-aware part of the next GC step on `plane` (victim `victim`): SplitGC
     /// defers duplicate pages (no work: the cursor moves past them), CAGC reads a page whose
-    /// content has a copy instead of moving it, and before the erase DAGC moves its kept
-    /// pages and any last copy of a shared content is rewritten. `Some(t)`: issue `t`
+    /// content has a copy instead of moving it, and before the erase DAGC moves (or drops)
+    /// its kept pages and any last copy of a shared content is rewritten. `Some(t)`: issue `t`
     /// (`None` inside: nothing to do now); `None`: carry on with the ordinary step.
     #[cold]
     #[inline(never)]
@@ -67,13 +67,29 @@ impl Simulation {
         if !grant.allow_erase {
             return None;
         }
-        // DAGC keeps its cached pages: move them before the erase.
+        // DAGC keeps its cached pages: move them before the erase (spec 04, "Comparators":
+        // kept pages count as valid, so DAGC migrates more than greedy; docs/splitgc.md,
+        // "DAGC"). Two cases drop a kept page instead (its checksum is forgotten and the
+        // page erased with the block):
+        // - below the hard threshold: space first;
+        // - no gain: after moving it, the erase would free no more pages than collecting
+        //   this victim wrote. Greedy's candidates always hold a page GC need not move, so
+        //   each victim gains at least one; DAGC's may be all valid and kept pages, and
+        //   when every candidate is, moving them trades a block for a block forever:
+        //   foreground GC never reaches the soft threshold, the host programs queued behind
+        //   it never seal their blocks into candidates, and the run never ends (tiny,
+        //   bench-ref, 14,000 requests; tests/splitgc.rs). Dropping keeps greedy's worst
+        //   case, one page of net gain per victim, and leaves every victim that gains
+        //   something as it was.
         if kind == ContentKind::Dagc {
+            let ppb = self.ftl.geo.pages_per_block;
             while let Some(p) = self.dagc_kept_page(victim) {
-                if self.ftl.free_blocks(plane) < self.hard {
-                    // Urgent: space first, the kept checksums are dropped.
+                let urgent = self.ftl.free_blocks(plane) < self.hard;
+                let written = self.content.as_ref().map_or(0, |w| w.victim_written[plane.idx()]);
+                let no_gain = written + 2 > ppb;
+                if urgent || no_gain {
                     self.ct().cache.as_mut().expect("dagc").forget(p);
-                    self.cw().add(Ctr::DagcKeptPagesDropped, 1);
+                    self.cw().add(if urgent { Ctr::DagcKeptPagesDropped } else { Ctr::DagcKeptPagesDroppedNoGain }, 1);
                     continue;
                 }
                 let dst = self.gc_destination(plane)?;
@@ -130,6 +146,8 @@ impl Simulation {
     #[inline(never)]
     pub(in crate::sim::engine) fn content_erasing(&mut self, victim: BlockId) {
         self.ct().erase(victim);
+        let plane = self.ftl.blocks.plane_of(self.ftl.geo.ppn(victim, 0));
+        self.cw().victim_written[plane.idx()] = 0;
     }
 
     /// A GC copy finished: `dst` holds `src`'s data (`moved`: and its owner now maps there).
@@ -137,6 +155,8 @@ impl Simulation {
     #[inline(never)]
     pub(in crate::sim::engine) fn content_moved(&mut self, src: u32, dst: u32, moved: bool) {
         self.oracle.copy_content(src, dst);
+        let plane = self.ftl.blocks.plane_of(Ppn(src));
+        self.cw().victim_written[plane.idx()] += 1;
         let kind = self.content.as_ref().map(|w| w.kind);
         let ct = self.ct();
         ct.moved(src, dst);
@@ -195,6 +215,7 @@ impl Simulation {
             self.cw().add(Ctr::DeferredWritesSuperseded, 1);
         }
         if rescue {
+            self.cw().victim_written[plane.idx()] += 1;
             self.gc_op_done(plane, sealed);
         } else if sealed {
             self.free_changed(plane);

@@ -57,6 +57,7 @@ counters! {
     BloomRebuilds => "bloom_rebuilds",
     CagcPagesDeduplicated => "cagc_pages_deduplicated",
     DagcKeptPagesDropped => "dagc_kept_pages_dropped",
+    DagcKeptPagesDroppedNoGain => "dagc_kept_pages_dropped_no_gain",
     DagcKeptPagesMoved => "dagc_kept_pages_moved",
     DagcRevalidatedWrites => "dagc_revalidated_writes",
     DeferredPages => "deferred_pages",
@@ -89,6 +90,10 @@ pub(super) struct ContentWork {
     /// Per unit: it found background work but left it because its channel was in GC; it is
     /// woken when the channel's GC is over (`content_channel_check`).
     held_back: Vec<bool>,
+    /// Per plane: pages written so far for its current victim (moves and rescues; reset
+    /// when the victim's erase is issued). DAGC moves a kept page only while the erase
+    /// still frees more than that (`content_gc_step`).
+    victim_written: Vec<u32>,
     /// The first arrival scheduled the first pass.
     started: bool,
     /// The request source is exhausted: no new scrub pass or scrub read.
@@ -159,6 +164,7 @@ impl Simulation {
                 by_channel
             },
             held_back: vec![false; self.units.len()],
+            victim_written: vec![0; geo.planes() as usize],
             started: false,
             draining: false,
             write_content: 0,
