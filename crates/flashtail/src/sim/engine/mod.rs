@@ -97,6 +97,10 @@ struct Counters {
     parity_pages_programmed: u64,
     rebuilt_reads: u64,
     rebuild_extra_reads: u64,
+    /// GC-tolerant reads not rebuilt because their stripe's parity was behind its data
+    /// (see `try_rebuild`). Not reported: runs that meet the case read normally, and the
+    /// reported numbers stay those of the GC-tolerant read itself; the engine tests read it.
+    rebuilds_parity_behind: u64,
     max_gc_planes_per_group: u64,
     /// Channel busy time: [user, GC] (indexed by `Txn::is_gc`).
     chan_ns: [u64; 2],
@@ -179,6 +183,9 @@ pub struct Simulation {
     rain: Option<Rain>,
     /// Accepted data writes per stripe (the epoch a current parity page must carry).
     stripe_epoch: Vec<u32>,
+    /// The epoch each stripe's newest mapped parity page carries: behind `stripe_epoch`
+    /// while the stripe's parity write waits for free space on the parity plane.
+    parity_epoch: Vec<u32>,
     rebuilds: Vec<Rebuild>,
     free_rebuilds: Vec<u32>,
     /// ttFlash's capacitor-backed stripe buffer (GC-tolerant flush).
@@ -238,6 +245,7 @@ impl Simulation {
             Some(r) => (0..r.stripes).map(|s| u32::from(ftl.l2p[r.parity_id(s) as usize] != NONE)).collect(),
             None => Vec::new(),
         };
+        let parity_epoch = stripe_epoch.clone();
         let precond_secs = t0.elapsed().as_secs_f64();
         let (units, unit_of_plane) = build_units(&dev);
         let unit_planes: Vec<u32> = units.iter().map(|u| u.first_plane).collect();
@@ -306,6 +314,7 @@ impl Simulation {
             first_arrival: None,
             rain,
             stripe_epoch,
+            parity_epoch,
             rebuilds: Vec::new(),
             free_rebuilds: Vec::new(),
             flush,

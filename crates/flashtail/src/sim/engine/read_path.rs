@@ -4,7 +4,8 @@
 //! GC-tolerant read: a read whose plane is busy with GC is rebuilt from the other N−1 pages
 //! of its RAIN stripe (data + parity) and an XOR, when the estimated time of those extra
 //! reads is below the GC time left on the plane (T_extra < T_GC). One parity rebuilds one
-//! page: if another plane of the stripe's group is also GC'ing, the read waits. The extra
+//! page: if another plane of the stripe's group is also GC'ing, the read waits. So does a read
+//! whose stripe's parity is behind its data (its parity write waits for free space). The extra
 //! reads are real flash reads that load the other channels; the oracle checks each of them,
 //! and checks that the parity page covers every accepted write of the stripe.
 
@@ -94,7 +95,7 @@ impl Simulation {
     }
 
     /// Rebuild `lpn` from its stripe if that beats waiting for the GC; false = read normally.
-    fn try_rebuild(&mut self, slot: u32, lpn: u32, plane: PlaneId) -> bool {
+    pub(super) fn try_rebuild(&mut self, slot: u32, lpn: u32, plane: PlaneId) -> bool {
         let Some(rain) = self.rain.clone() else { return false };
         let t = &self.dev.timing;
         let per_read = t.read(0) + t.transfer(self.page_bytes);
@@ -118,6 +119,20 @@ impl Simulation {
         if extra >= self.gc_time_left(plane) {
             return false;
         }
+        let s = rain.stripe_of(lpn);
+        // The XOR rebuilds this page only if the parity covers every data write of the stripe
+        // that is mapped. A data write is mapped as soon as its own plane has room, but its
+        // parity write can find the parity plane out of free space and wait in that plane's
+        // stall queue (write_path.rs); until it is mapped, the parity on flash predates the
+        // stripe's newest data, and the XOR of the two is not this page. A controller knows
+        // its parity write is queued: the read waits for the GC instead. (Seen on the tiny
+        // preset with 3 channels under bench-ref: writes stall by thousands on every plane,
+        // and a parity plane sits at its GC reserve, between two GC runs, while another plane
+        // of its group GCs.)
+        if self.parity_epoch[s as usize] != self.stripe_epoch[s as usize] {
+            self.c.rebuilds_parity_behind += 1;
+            return false;
+        }
         self.c.rebuilt_reads += 1;
         let rb = self.rebuilds.len() as u32;
         let id = if let Some(i) = self.free_rebuilds.pop() {
@@ -131,7 +146,6 @@ impl Simulation {
         // flash (then XOR of the members' flash pages gives this page's flash data) and this
         // page's flash data is its newest version. Member reads are internal: a member may be
         // newer in the flush buffer, which does not matter to the XOR.
-        let s = rain.stripe_of(lpn);
         let pid = rain.parity_id(s);
         let pv = self.oracle.newest(pid);
         self.oracle.check_eq(pv, self.stripe_epoch[s as usize], pid, "parity epoch", self.now.0);

@@ -5,6 +5,12 @@
 //! request's pages of one stripe are accepted, one parity page is programmed on the stripe's
 //! parity plane carrying that epoch, so the oracle can tell a parity page that covers every
 //! accepted data write from a stale one. The host request waits for its parity too.
+//!
+//! A data write and its parity are mapped one by one, each when its own plane has room: a
+//! parity write that finds the parity plane out of free space waits in that plane's stall
+//! queue while the stripe's new data is already mapped, and the stripe's parity is behind
+//! (`parity_epoch` < `stripe_epoch`) until it is mapped. The GC-tolerant read refuses to
+//! rebuild from such a stripe (read_path.rs).
 
 use super::{Simulation, Stalled};
 use crate::config::Allocation;
@@ -113,8 +119,9 @@ impl Simulation {
         let v = match &self.rain {
             Some(r) if r.is_parity(id) => {
                 parity = true;
-                let s = id - r.data_pages;
-                self.oracle.write_version(id, ppn.0, self.stripe_epoch[s as usize])
+                let s = (id - r.data_pages) as usize;
+                self.parity_epoch[s] = self.stripe_epoch[s];
+                self.oracle.write_version(id, ppn.0, self.stripe_epoch[s])
             }
             Some(r) => {
                 let s = r.stripe_of(id) as usize;
