@@ -170,10 +170,7 @@ impl DeviceConfig {
             ));
         }
         // Name the field that sets the threshold: the block count overrides the share.
-        let soft_field = match f.gc_soft_threshold_blocks {
-            Some(b) => format!("ftl.gc_soft_threshold_blocks {b}"),
-            None => format!("ftl.gc_soft_threshold {}", f.gc_soft_threshold),
-        };
+        let soft_field = self.soft_threshold_setting("");
         // In u64: a block count near u32::MAX must not wrap past the check.
         if u64::from(self.soft_threshold_blocks()) + 2 >= u64::from(self.geometry.blocks_per_plane) {
             return Err(format!("{soft_field} leaves no blocks for data in a {}-block plane", self.geometry.blocks_per_plane));
@@ -185,10 +182,7 @@ impl DeviceConfig {
                 Some(b) => format!("ftl.gc_hard_threshold_blocks {b}"),
                 None => format!("ftl.gc_hard_threshold {} ({hard} blocks)", f.gc_hard_threshold),
             };
-            let soft_field = match f.gc_soft_threshold_blocks {
-                Some(_) => soft_field,
-                None => format!("{soft_field} ({soft} blocks)"),
-            };
+            let soft_field = self.soft_threshold_setting(&format!(" ({soft} blocks)"));
             return Err(format!("{hard_field} is above {soft_field}: GC would turn urgent before it starts"));
         }
         // The logical data must fit beside the GC reserve and the two write frontiers, or a
@@ -247,6 +241,14 @@ impl DeviceConfig {
     }
     pub fn logical_bytes(&self) -> u64 {
         self.logical_pages() as u64 * self.geometry.page_size as u64
+    }
+    /// The setting that gives the soft threshold, for messages: the block count when set (it
+    /// overrides the share), else the share followed by `share_suffix` (e.g. its blocks).
+    pub fn soft_threshold_setting(&self, share_suffix: &str) -> String {
+        match self.ftl.gc_soft_threshold_blocks {
+            Some(b) => format!("ftl.gc_soft_threshold_blocks {b}"),
+            None => format!("ftl.gc_soft_threshold {}{share_suffix}", self.ftl.gc_soft_threshold),
+        }
     }
     /// GC starts on a plane when free blocks < this.
     pub fn soft_threshold_blocks(&self) -> u32 {

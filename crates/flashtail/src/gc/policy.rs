@@ -127,6 +127,13 @@ pub trait GcPolicy: Send {
     fn watches_requests(&self) -> bool {
         true
     }
+    /// Whether GC starts only when a plane falls below the soft threshold. Host writes stop
+    /// at `gc_reserved_blocks` free blocks, so such a policy needs the soft threshold above
+    /// the reserve or GC never starts (`Simulation::new` refuses the device). Policies that
+    /// start their own GC at the reserve (the partial-GC schemes) keep the default.
+    fn starts_at_soft_threshold(&self) -> bool {
+        false
+    }
     /// A host request arrived (before it is split into pages).
     fn on_arrival(&mut self, _ctx: &mut GcCtx, _req: &HostRequest) {}
     /// A host request completed, with its latency; `plane` is the plane of its last page.

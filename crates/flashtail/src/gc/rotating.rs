@@ -65,6 +65,9 @@ impl GcPolicy for RotatingGc {
     fn watches_requests(&self) -> bool {
         false
     }
+    fn starts_at_soft_threshold(&self) -> bool {
+        true
+    }
     fn on_free_change(&mut self, ctx: &mut GcCtx, p: PlaneId) {
         self.init(ctx);
         let free = ctx.free_blocks(p);

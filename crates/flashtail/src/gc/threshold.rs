@@ -50,6 +50,9 @@ impl GcPolicy for ThresholdGc {
     fn watches_requests(&self) -> bool {
         false
     }
+    fn starts_at_soft_threshold(&self) -> bool {
+        true
+    }
     fn on_free_change(&mut self, ctx: &mut GcCtx, plane: PlaneId) {
         self.check(ctx, plane);
     }

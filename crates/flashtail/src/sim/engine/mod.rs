@@ -258,14 +258,10 @@ impl Simulation {
         let policy_watches_requests = scheme.gc.watches_requests();
         // Threshold-driven GC starts at free < soft, host writes stop at free <= reserve: with
         // soft <= reserve a plane can sit at the reserve with GC never started, a deadlock
-        // the run reported only as a stall. (The partial-GC schemes, which watch requests,
-        // start their intensive GC at the reserve themselves.)
+        // the run reported only as a stall.
         let reserve = dev.ftl.gc_reserved_blocks;
-        if !policy_watches_requests && soft <= reserve {
-            let field = match dev.ftl.gc_soft_threshold_blocks {
-                Some(b) => format!("ftl.gc_soft_threshold_blocks {b}"),
-                None => format!("ftl.gc_soft_threshold {} ({soft} of {} blocks)", dev.ftl.gc_soft_threshold, geo.blocks_per_plane),
-            };
+        if scheme.gc.starts_at_soft_threshold() && soft <= reserve {
+            let field = dev.soft_threshold_setting(&format!(" ({soft} of {} blocks)", geo.blocks_per_plane));
             return Err(SimError::Device(format!(
                 "scheme '{}': {field} must be above ftl.gc_reserved_blocks {reserve}: GC starts below the soft threshold, \
                  but host writes stop at {reserve} free blocks, so GC would never start (raise the threshold to more than {reserve} blocks, \

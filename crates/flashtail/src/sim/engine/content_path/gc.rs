@@ -146,7 +146,7 @@ impl Simulation {
     #[inline(never)]
     pub(in crate::sim::engine) fn content_erasing(&mut self, victim: BlockId) {
         self.ct().erase(victim);
-        let plane = self.ftl.blocks.plane_of(self.ftl.geo.ppn(victim, 0));
+        let plane = self.ftl.geo.plane_of_block(victim);
         self.cw().victim_written[plane.idx()] = 0;
     }
 
