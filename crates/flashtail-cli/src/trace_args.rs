@@ -63,10 +63,10 @@ pub struct TraceInput {
     #[command(flatten)]
     pub parse: TraceParseArgs,
     /// Replay speed factor: 2.0 replays twice as fast.
-    #[arg(long, default_value_t = 1.0, value_parser = parse_scale)]
+    #[arg(long, default_value_t = 1.0, value_parser = parse_scale, allow_hyphen_values = true)]
     pub time_scale: f64,
     /// Window of trace time in seconds, START:END (either side may be empty).
-    #[arg(long, value_parser = parse_window)]
+    #[arg(long, value_parser = parse_window, allow_hyphen_values = true)]
     pub window: Option<(Option<f64>, Option<f64>)>,
     /// Replay the (windowed) slice N times, each loop after the previous one. The run grows
     /// with N: its time, and with `--latency exact` 8 bytes of memory per request.

@@ -354,6 +354,11 @@ fn a_replay_beyond_the_time_horizon_names_the_request() {
     // A window bound past the horizon is refused up front (it printed a 301-digit number).
     let err = fails(&["trace", "show", s(&trace), "--window", "1e300:"]);
     assert!(err.contains("'1e300' is not a time in seconds from 0 to 4611686018 (2^62 ns, the latest time flashtail simulates)"), "{err}");
+    // Values starting with '-' reach the checks (they were taken for unknown flags).
+    let err = fails(&["run", "--device", "tiny", "--trace", s(&trace), "--window", "-1:5"]);
+    assert!(err.contains("'-1' is not a time in seconds from 0 to 4611686018"), "{err}");
+    let err = fails(&["run", "--device", "tiny", "--trace", s(&trace), "--time-scale", "-inf"]);
+    assert!(err.contains("time scale must be a number > 0, got '-inf'"), "{err}");
 }
 
 /// `--time-unit` was silently ignored by the formats with a fixed unit (`--time-unit s` on an

@@ -69,6 +69,12 @@ pub struct FtlConfig {
     /// Exact hard threshold in blocks; overrides the share when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gc_hard_threshold_blocks: Option<u32>,
+    /// Most host page writes one plane's queue holds with their flash page already
+    /// allocated (a unit of several planes holds that many per plane); further writes wait
+    /// in controller memory, unallocated, until the queue drains. Unset: one block's worth
+    /// (`pages_per_block`). 0: no limit (every write takes its page on arrival).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_queued_writes: Option<u32>,
 }
 
 fn default_alloc() -> Allocation {
@@ -256,6 +262,14 @@ impl DeviceConfig {
             return b;
         }
         (self.ftl.gc_soft_threshold * self.geometry.blocks_per_plane as f64).ceil() as u32
+    }
+    /// Most page writes queued per plane with their page allocated (`u32::MAX`: no limit).
+    pub fn queued_writes_per_plane(&self) -> u32 {
+        match self.ftl.max_queued_writes {
+            None => self.geometry.pages_per_block,
+            Some(0) => u32::MAX,
+            Some(n) => n,
+        }
     }
     /// GC is urgent on a plane when free blocks < this.
     pub fn hard_threshold_blocks(&self) -> u32 {

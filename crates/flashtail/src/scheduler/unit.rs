@@ -53,6 +53,9 @@ pub const PARKED_WRITE_BACK: Nanos = Nanos::MAX;
 pub struct Unit {
     pub reads: VecDeque<u32>,
     pub writes: VecDeque<u32>,
+    /// Most writes `writes` may hold: further host writes wait unallocated
+    /// (`ftl.max_queued_writes` per plane of the unit; `usize::MAX`: no limit).
+    pub write_cap: usize,
     /// Running transaction id, or `IDLE`.
     pub running: u32,
     /// End of the phase its pending event ends (`Nanos::MAX` while waiting for the channel).
@@ -84,6 +87,7 @@ impl Unit {
         Unit {
             reads: VecDeque::new(),
             writes: VecDeque::new(),
+            write_cap: usize::MAX,
             running: IDLE,
             phase_end: Nanos::ZERO,
             ev_seq: u64::MAX,

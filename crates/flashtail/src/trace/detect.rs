@@ -21,6 +21,7 @@ pub fn detect(name: &str, lines: &[Vec<u8>], blk_event: &str) -> Option<Format> 
         .trim_end_matches(".zst")
         .to_string();
     let tabs = lines.iter().any(|l| l.contains(&b'\t'));
+    let fractional_times = lines.iter().any(|l| l.split(|c| c.is_ascii_whitespace()).find(|w| !w.is_empty()).is_some_and(|w| w.contains(&b'.')));
     let mut best: Option<(u64, Format)> = None;
     for f in Format::ALL {
         let p = f.parser(None, blk_event);
@@ -39,10 +40,14 @@ pub fn detect(name: &str, lines: &[Vec<u8>], blk_event: &str) -> Option<Format> 
             continue;
         }
         let mut score = ok * 4;
-        if f == Format::Mqsim && stem.ends_with(".mqsim") {
+        if f == Format::Mqsim && (stem.ends_with(".mqsim") || (stem.ends_with(".trace") && !fractional_times && !tabs)) {
             score += 2;
         }
-        if f == Format::Flashsim && (stem.ends_with(".trace") || tabs) {
+        // `.trace` names flashsim's Financial1 files, with millisecond times that carry a
+        // fraction; MQSim's own traces are `.trace` files too, in whole nanoseconds. Taking
+        // the name alone, an MQSim trace (or `flashtail gen` output) read as flashsim ran a
+        // million times too slow, with sizes 8 times too large.
+        if f == Format::Flashsim && (tabs || (stem.ends_with(".trace") && fractional_times)) {
             score += if tabs { 2 } else { 1 };
         }
         if best.is_none_or(|(s, _)| score > s) {
@@ -73,6 +78,10 @@ mod tests {
         );
         assert_eq!(d("x.mqsim", "11413000 0 657728 16 1"), Some(Format::Mqsim));
         assert_eq!(d("x", "26.214000\t0\t303574\t1\t0"), Some(Format::Flashsim));
+        assert_eq!(d("f1.trace", "26.214000 0 303574 1 0"), Some(Format::Flashsim));
+        // Whole-nanosecond times in a `.trace` file: MQSim's layout (and `flashtail gen`'s),
+        // not flashsim's milliseconds.
+        assert_eq!(d("tpcc.trace", "0 0 71640 16 1\n332970 0 77664 24 1"), Some(Format::Mqsim));
         assert_eq!(
             d("x", "1538323200,4247200,128,1,1058"),
             Some(Format::Tencent)

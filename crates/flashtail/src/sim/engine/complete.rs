@@ -70,6 +70,7 @@ impl Simulation {
                     // A new GC candidate: a plane that found no victim may now find one.
                     self.free_changed(txn.plane);
                 }
+                self.retry_held(u);
                 if txn.buffered && self.flush.is_some() {
                     if !txn.parity {
                         self.flush_release();

@@ -78,6 +78,10 @@ struct Ev {
 /// A write waiting for a free block on its plane.
 #[derive(Clone, Debug)]
 struct Stalled {
+    /// Set when the write was held because its plane's queue was full (not for want of a
+    /// free page): its unit's busy time per cause then, to charge the hold to what the unit
+    /// did meanwhile (`write_path`).
+    held: Option<[u64; crate::scheduler::unit::CAUSES]>,
     req: u32,
     lpn: u32,
     since: Nanos,
@@ -123,6 +127,7 @@ struct Counters {
     reads_waited_on_gc: u64,
     wait_ns: [u64; WAIT_N],
     stalled_writes: u64,
+    held_writes: u64,
     suspends: u64,
 }
 
@@ -186,6 +191,9 @@ pub struct Simulation {
     /// The epoch each stripe's newest mapped parity page carries: behind `stripe_epoch`
     /// while the stripe's parity write waits for free space on the parity plane.
     parity_epoch: Vec<u32>,
+    /// Data pages per stripe accepted by no plane yet (held or stalled): the stripe's parity
+    /// is written when the last of them is (`write_path`).
+    stripe_waiting: Vec<u32>,
     rebuilds: Vec<Rebuild>,
     free_rebuilds: Vec<u32>,
     /// ttFlash's capacitor-backed stripe buffer (GC-tolerant flush).
@@ -199,6 +207,8 @@ pub struct Simulation {
     costs: PhaseCosts,
     /// Most host requests in flight before the run stops (`MAX_IN_FLIGHT`; lowered by tests).
     max_in_flight: u64,
+    /// Entries in all the planes' `stalled` queues (0: the write path skips looking).
+    waiting_writes: u32,
     /// The GC policy's `watches_requests`, asked once: most policies ignore arrivals and
     /// completions, and the two hook calls per request were 1 % of a run's instructions.
     policy_watches_requests: bool,
@@ -247,7 +257,10 @@ impl Simulation {
         };
         let parity_epoch = stripe_epoch.clone();
         let precond_secs = t0.elapsed().as_secs_f64();
-        let (units, unit_of_plane) = build_units(&dev);
+        let (mut units, unit_of_plane) = build_units(&dev);
+        for u in &mut units {
+            u.write_cap = (u64::from(dev.queued_writes_per_plane()) * u64::from(u.num_planes)).try_into().unwrap_or(usize::MAX);
+        }
         let unit_planes: Vec<u32> = units.iter().map(|u| u.first_plane).collect();
         let mesh = mesh_path::MeshPaths::new(scheme.interconnect, &geo, &dev.interconnect, opts.seed, &unit_planes)
             .map_err(SimError::Device)?
@@ -310,6 +323,7 @@ impl Simulation {
             first_arrival: None,
             rain,
             stripe_epoch,
+            stripe_waiting: vec![0; parity_epoch.len()],
             parity_epoch,
             rebuilds: Vec::new(),
             free_rebuilds: Vec::new(),
@@ -318,6 +332,7 @@ impl Simulation {
             fatal: None,
             costs: PhaseCosts::new(&geo, &dev.timing),
             max_in_flight: MAX_IN_FLIGHT,
+            waiting_writes: 0,
             policy_watches_requests,
             tail: [TailKeeper::new(TAIL_KEEP), TailKeeper::new(TAIL_KEEP)],
             ftl,
@@ -461,6 +476,10 @@ impl Simulation {
         }
         if let Some(m) = &self.mesh {
             m.check_idle()?;
+        }
+        let queued: usize = self.stalled.iter().map(VecDeque::len).sum();
+        if queued != self.waiting_writes as usize {
+            return Err(format!("{queued} writes wait in the planes' stall queues, but {} were counted", self.waiting_writes));
         }
         Ok(())
     }

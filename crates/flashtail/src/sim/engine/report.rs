@@ -39,6 +39,7 @@ impl Simulation {
         let mut extra = BTreeMap::new();
         extra.insert("unwritten_reads".into(), c.unwritten_reads);
         extra.insert("stalled_writes".into(), c.stalled_writes);
+        extra.insert("held_writes".into(), c.held_writes);
         extra.insert("channel_busy_gc_ns".into(), c.chan_ns[1]);
         extra.insert("channel_busy_user_ns".into(), c.chan_ns[0]);
         if self.ftl.geo.bits_per_cell > 1 {

@@ -30,7 +30,10 @@ impl Simulation {
         }
     }
 
-    /// Submit data pages, then one parity page per stripe they touch (RAIN).
+    /// Submit data pages, then one parity page per stripe they touch (RAIN). A stripe with a
+    /// data page waiting for its plane (held or stalled, from this request or an earlier one)
+    /// gets its parity when the last such page is accepted (`submit_write_versioned`)
+    /// instead: written now, the parity would not cover that page and be written again.
     pub(super) fn submit_batch(&mut self, slot: u32, lpns: &[u32], buffered: bool) {
         let mut last_stripe = u32::MAX;
         for (i, &lpn) in lpns.iter().enumerate() {
@@ -43,11 +46,13 @@ impl Simulation {
                 let next_same = lpns.get(i + 1).is_some_and(|&n| r.stripe_of(n) == s);
                 if !next_same && s != last_stripe {
                     last_stripe = s;
-                    let pid = r.parity_id(s);
-                    if slot != NO_REQ {
-                        self.reqs.get(slot).pending += 1;
+                    if self.stripe_waiting[s as usize] == 0 {
+                        let pid = r.parity_id(s);
+                        if slot != NO_REQ {
+                            self.reqs.get(slot).pending += 1;
+                        }
+                        self.submit_write(slot, pid, buffered, self.now, true);
                     }
-                    self.submit_write(slot, pid, buffered, self.now, true);
                 }
             }
         }
@@ -91,20 +96,31 @@ impl Simulation {
         }
     }
 
-    /// Allocate, map and queue one page write (data or parity id). `in_batch`: a parity write
-    /// for the stripe follows from the batch; otherwise (a stall retried) it is issued here.
+    /// Allocate, map and queue one page write (data or parity id), or leave it waiting
+    /// unallocated in its plane's stall queue. `in_batch`: a new write, whose stripe's parity
+    /// write follows from the batch; otherwise (a held or stalled write retried) the parity is
+    /// issued here.
     pub(super) fn submit_write(&mut self, slot: u32, id: u32, buffered: bool, since: Nanos, in_batch: bool) {
         self.submit_write_versioned(slot, id, buffered, since, in_batch, None);
     }
 
     /// As `submit_write`; `version` carries a version already given to the data (a page
     /// flushed from the ttFlash buffer) instead of a new one.
+    ///
+    /// A new write waits unallocated behind the plane's earlier held or stalled writes (so a
+    /// page's writes are mapped in order), when its unit's queue already holds
+    /// `queued_writes_per_plane` writes per plane (held: a write takes its flash page only
+    /// when the plane can get to it soon, as a controller keeps the rest in its memory), and
+    /// when the plane has no free page for it (stalled). Held writes are counted in
+    /// `held_writes`, stalled ones in `stalled_writes`.
     pub(super) fn submit_write_versioned(&mut self, slot: u32, id: u32, buffered: bool, since: Nanos, in_batch: bool, version: Option<u32>) {
         let plane = self.choose_plane(id);
-        let Some((ppn, took)) = self.ftl.allocate(plane, Stream::User, self.dev.ftl.gc_reserved_blocks) else {
-            self.c.stalled_writes += 1;
-            let content = self.content.as_ref().map_or(0, |w| w.write_content);
-            self.stalled[plane.idx()].push_back(Stalled { req: slot, lpn: id, since, buffered, version, content });
+        let behind = in_batch && self.waiting_writes != 0 && !self.stalled[plane.idx()].is_empty();
+        let queue_full = self.write_queue_full(plane);
+        let allocated = if behind || queue_full { None } else { self.ftl.allocate(plane, Stream::User, self.dev.ftl.gc_reserved_blocks) };
+        let Some((ppn, took)) = allocated else {
+            let held = queue_full || (behind && self.has_free_page(plane));
+            self.wait_for_plane(plane, held, Stalled { held: None, req: slot, lpn: id, since, buffered, version, content: 0 }, in_batch);
             return;
         };
         if slot != NO_REQ {
@@ -147,7 +163,13 @@ impl Simulation {
         }
         if !in_batch && !parity {
             if let Some(r) = &self.rain {
-                let pid = r.parity_id(r.stripe_of(id));
+                let s = r.stripe_of(id);
+                self.stripe_waiting[s as usize] -= 1;
+                if self.stripe_waiting[s as usize] > 0 {
+                    // Another data page of the stripe still waits: its parity comes with it.
+                    return;
+                }
+                let pid = r.parity_id(s);
                 if slot != NO_REQ {
                     self.reqs.get(slot).pending += 1;
                 }
@@ -156,18 +178,91 @@ impl Simulation {
         }
     }
 
+    /// Queue write `s` on `plane`'s stall queue: `held` behind a full queue (or earlier held
+    /// writes), else for want of a free page. (Kept out of line: the write path's hot
+    /// function stays small.)
+    #[cold]
+    #[inline(never)]
+    fn wait_for_plane(&mut self, plane: PlaneId, held: bool, mut s: Stalled, in_batch: bool) {
+        if held {
+            self.c.held_writes += 1;
+            s.held = Some(self.units[self.unit_of_plane[plane.idx()] as usize].cum(self.now));
+        } else {
+            self.c.stalled_writes += 1;
+        }
+        if let Some(r) = self.rain.as_ref().filter(|r| !r.is_parity(s.lpn)) {
+            if in_batch {
+                self.stripe_waiting[r.stripe_of(s.lpn) as usize] += 1;
+            }
+        }
+        s.content = self.content.as_ref().map_or(0, |w| w.write_content);
+        self.waiting_writes += 1;
+        self.stalled[plane.idx()].push_back(s);
+    }
+
+    /// A write of unit `u` finished: its queue has room again for writes held on its planes.
+    #[inline]
+    pub(super) fn retry_held(&mut self, u: u32) {
+        if self.waiting_writes == 0 {
+            return;
+        }
+        let unit = &self.units[u as usize];
+        for p in unit.first_plane..unit.first_plane + unit.num_planes {
+            if !self.stalled[p as usize].is_empty() {
+                self.retry_stalled(PlaneId(p));
+            }
+        }
+    }
+
+    /// Accept a plane's held and stalled writes, in order, while its queue and free pages
+    /// allow.
     pub(super) fn retry_stalled(&mut self, plane: PlaneId) {
         while let Some(s) = self.stalled[plane.idx()].pop_front() {
-            let pb = &self.ftl.blocks.planes[plane.idx()];
-            if pb.user_frontier.is_none() && pb.free.len() as u32 <= self.dev.ftl.gc_reserved_blocks {
+            if !self.has_free_page(plane) || self.write_queue_full(plane) {
                 self.stalled[plane.idx()].push_front(s);
                 return;
             }
+            self.waiting_writes -= 1;
             if let Some(w) = &mut self.content {
                 w.write_content = s.content;
             }
-            self.submit_write_versioned(s.req, s.lpn, s.buffered, s.since, false, s.version);
+            let since = match s.held {
+                Some(snap) if s.req != NO_REQ => self.charge_hold(s.req, plane, snap, s.since),
+                _ => s.since,
+            };
+            self.submit_write_versioned(s.req, s.lpn, s.buffered, since, false, s.version);
         }
+    }
+
+    /// Charge a held write's wait to what its unit did meanwhile (busy time per cause since
+    /// `snap`, as a queued transaction's wait is charged); returns the start of the rest of
+    /// the wait, which `submit_write_versioned` charges to free_space (the unit idle with the
+    /// write held behind a plane that had no free page).
+    fn charge_hold(&mut self, req: u32, plane: PlaneId, snap: [u64; crate::scheduler::unit::CAUSES], since: Nanos) -> Nanos {
+        let cum = self.units[self.unit_of_plane[plane.idx()] as usize].cum(self.now);
+        let r = self.reqs.get(req);
+        let mut busy = 0;
+        for ((w, now), then) in r.wait.iter_mut().zip(cum).zip(snap) {
+            *w += now - then;
+            busy += now - then;
+        }
+        debug_assert!(busy <= (self.now - since).0, "a unit is busy at most the time it was watched");
+        Nanos((since.0 + busy).min(self.now.0))
+    }
+
+    /// Can a host write take a page on `plane` (its open block has room, or a free block
+    /// beyond GC's reserve is left)?
+    #[inline]
+    fn has_free_page(&self, plane: PlaneId) -> bool {
+        let pb = &self.ftl.blocks.planes[plane.idx()];
+        pb.user_frontier.is_some() || pb.free.len() as u32 > self.dev.ftl.gc_reserved_blocks
+    }
+
+    /// Does the unit of `plane` already queue its most writes with allocated pages?
+    #[inline]
+    pub(super) fn write_queue_full(&self, plane: PlaneId) -> bool {
+        let u = &self.units[self.unit_of_plane[plane.idx()] as usize];
+        u.writes.len() >= u.write_cap
     }
 
     /// Is this logical id's newest data still waiting to be programmed?
