@@ -125,7 +125,7 @@ impl InputArgs {
             let mut cfg = flashtail::workload::preset(name).with_context(|| {
                 format!("unknown workload preset '{name}' (known: {})", flashtail::workload::preset_names().join(", "))
             })?;
-            cfg = cfg.with_span(cap);
+            cfg = cfg.with_span_within(cap);
             if let Some(n) = self.gen_count {
                 cfg = cfg.with_count(n);
             }

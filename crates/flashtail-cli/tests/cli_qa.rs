@@ -424,3 +424,14 @@ fn wla_toy_bounds_its_work() {
     // The bound is on the product: a million blocks take 244 batches, not 245.
     fails(&["wla-toy", "--blocks", "1000000", "--batches", "245"], &["= 1003520000000 pages per step; at most 1000000000000"]);
 }
+
+/// A generated workload on a device whose capacity is not a multiple of 4 KiB (512 B pages)
+/// spans the whole 4 KiB blocks of it; it was refused naming `span_bytes`, a field the user
+/// never set.
+#[test]
+fn a_generated_workload_fits_a_device_with_small_pages() {
+    let (stdout, _) = succeeds(&["run", "--device", "tiny", "--set", "geometry.page_size=512", "--gen", "bench-ref", "--gen-count", "500"]);
+    // tiny at 512 B pages: 3,355,136 bytes of host capacity, 3,354,624 of them in whole 4 KiB blocks.
+    assert!(stdout.contains("span 3354624 B"), "{stdout}");
+    assert!(stdout.contains("| 0 violations | 500/500 requests completed"), "{stdout}");
+}

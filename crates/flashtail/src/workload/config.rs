@@ -218,6 +218,14 @@ impl GenConfig {
         self
     }
 
+    /// The same workload over the largest span that fits in `bytes` and is a whole number of
+    /// the workload's `align_bytes` (a device whose capacity is not a multiple of 4 KiB, with
+    /// 512 B pages, takes 4 KiB-aligned requests over all but its last partial 4 KiB).
+    pub fn with_span_within(self, bytes: u64) -> GenConfig {
+        let align = self.align_bytes.max(1);
+        self.with_span(bytes - bytes % align)
+    }
+
     /// The same workload with another seed.
     pub fn with_seed(mut self, seed: u64) -> GenConfig {
         self.seed = seed;
