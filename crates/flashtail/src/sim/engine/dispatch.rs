@@ -218,8 +218,15 @@ impl Simulation {
         if req == NO_REQ {
             return;
         }
-        let cum = self.units[u as usize].cum(self.now);
         let snap = self.txns[t as usize].snap;
+        self.charge_unit_busy(req, u, snap);
+    }
+
+    /// Charge request `req` with unit `u`'s busy time per cause since `snap` (its
+    /// `Unit::cum` when the request's page began to wait).
+    #[inline(always)]
+    pub(super) fn charge_unit_busy(&mut self, req: u32, u: u32, snap: [u64; crate::scheduler::unit::CAUSES]) {
+        let cum = self.units[u as usize].cum(self.now);
         let r = self.reqs.get(req);
         for ((w, now), then) in r.wait.iter_mut().zip(cum).zip(snap) {
             *w += now - then;

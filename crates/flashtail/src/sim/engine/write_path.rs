@@ -70,14 +70,12 @@ impl Simulation {
                 // planes of a die share its unit's queue, so they always tie on load: taking
                 // the lowest of them sent every write to one plane per die until it held
                 // only valid data, and then writes stalled on it for good.
-                let reserve = self.dev.ftl.gc_reserved_blocks;
                 let mut best: Option<(usize, usize, u32)> = None;
                 for p in 0..self.ftl.geo.planes() {
-                    let pb = &self.ftl.blocks.planes[p as usize];
-                    let free = pb.free.len();
-                    if pb.user_frontier.is_none() && free as u32 <= reserve {
+                    if !self.has_free_page(PlaneId(p)) {
                         continue;
                     }
+                    let free = self.ftl.blocks.planes[p as usize].free.len();
                     let u = self.unit_of_plane[p as usize];
                     let q = self.units[u as usize].queued();
                     let better = match best {
@@ -239,13 +237,9 @@ impl Simulation {
     /// the wait, which `submit_write_versioned` charges to free_space (the unit idle with the
     /// write held behind a plane that had no free page).
     fn charge_hold(&mut self, req: u32, plane: PlaneId, snap: [u64; crate::scheduler::unit::CAUSES], since: Nanos) -> Nanos {
-        let cum = self.units[self.unit_of_plane[plane.idx()] as usize].cum(self.now);
-        let r = self.reqs.get(req);
-        let mut busy = 0;
-        for ((w, now), then) in r.wait.iter_mut().zip(cum).zip(snap) {
-            *w += now - then;
-            busy += now - then;
-        }
+        let u = self.unit_of_plane[plane.idx()];
+        self.charge_unit_busy(req, u, snap);
+        let busy = self.units[u as usize].cum(self.now).iter().sum::<u64>() - snap.iter().sum::<u64>();
         debug_assert!(busy <= (self.now - since).0, "a unit is busy at most the time it was watched");
         Nanos((since.0 + busy).min(self.now.0))
     }
