@@ -141,11 +141,7 @@ impl Simulation {
             let v = self.flush.as_ref().expect("fb").dirty[&lpn];
             self.submit_flush_write(lpn, v);
         }
-        // A page that waits for its plane writes the stripe's parity when it is accepted.
-        if self.stripe_waiting[s as usize] == 0 {
-            let pid = rain.parity_id(s);
-            self.submit_write(NO_REQ, pid, true, self.now, true);
-        }
+        self.submit_stripe_parity(NO_REQ, s, true);
     }
 
     /// Write one flushed page; it leaves the buffer map when its flash page is mapped.

@@ -75,7 +75,8 @@ struct Ev {
     id: u32,
 }
 
-/// A write waiting for a free block on its plane.
+/// A write waiting unallocated on its plane: held behind a full queue, or stalled for want of
+/// a free page (`write_path`).
 #[derive(Clone, Debug)]
 struct Stalled {
     /// Set when the write was held because its plane's queue was full (not for want of a
@@ -259,7 +260,7 @@ impl Simulation {
         let precond_secs = t0.elapsed().as_secs_f64();
         let (mut units, unit_of_plane) = build_units(&dev);
         for u in &mut units {
-            u.write_cap = (u64::from(dev.queued_writes_per_plane()) * u64::from(u.num_planes)).try_into().unwrap_or(usize::MAX);
+            u.write_cap = (dev.queued_writes_per_plane() as usize).saturating_mul(u.num_planes as usize);
         }
         let unit_planes: Vec<u32> = units.iter().map(|u| u.first_plane).collect();
         let mesh = mesh_path::MeshPaths::new(scheme.interconnect, &geo, &dev.interconnect, opts.seed, &unit_planes)

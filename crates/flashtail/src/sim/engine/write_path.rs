@@ -1,10 +1,17 @@
 //! The write path: plane choice (static striping, dynamic, or RAIN), allocation and mapping
-//! at arrival, RAIN parity writes, free-space stalls, and the optional DRAM write buffer.
+//! at arrival, RAIN parity writes, held and stalled writes, and the optional DRAM write buffer.
+//!
+//! Held and stalled writes: a plane's unit queues at most `Unit::write_cap` writes with their
+//! pages allocated (`ftl.max_queued_writes` per plane); later writes are *held* unallocated,
+//! in order, until the queue drains, their wait charged to what the unit did meanwhile. A
+//! write that finds no free page *stalls* until GC frees a block (`free_space` wait). Both
+//! wait in the plane's `stalled` queue.
 //!
 //! Parity (ttFlash RAIN): each accepted data write bumps its stripe's epoch; after a
 //! request's pages of one stripe are accepted, one parity page is programmed on the stripe's
 //! parity plane carrying that epoch, so the oracle can tell a parity page that covers every
-//! accepted data write from a stale one. The host request waits for its parity too.
+//! accepted data write from a stale one. The host request waits for its parity too. While a
+//! data page of the stripe is held or stalled, the parity waits for it (`stripe_waiting`).
 //!
 //! A data write and its parity are mapped one by one, each when its own plane has room: a
 //! parity write that finds the parity plane out of free space waits in that plane's stall
@@ -46,13 +53,7 @@ impl Simulation {
                 let next_same = lpns.get(i + 1).is_some_and(|&n| r.stripe_of(n) == s);
                 if !next_same && s != last_stripe {
                     last_stripe = s;
-                    if self.stripe_waiting[s as usize] == 0 {
-                        let pid = r.parity_id(s);
-                        if slot != NO_REQ {
-                            self.reqs.get(slot).pending += 1;
-                        }
-                        self.submit_write(slot, pid, buffered, self.now, true);
-                    }
+                    self.submit_stripe_parity(slot, s, buffered);
                 }
             }
         }
@@ -163,17 +164,24 @@ impl Simulation {
             if let Some(r) = &self.rain {
                 let s = r.stripe_of(id);
                 self.stripe_waiting[s as usize] -= 1;
-                if self.stripe_waiting[s as usize] > 0 {
-                    // Another data page of the stripe still waits: its parity comes with it.
-                    return;
-                }
-                let pid = r.parity_id(s);
-                if slot != NO_REQ {
-                    self.reqs.get(slot).pending += 1;
-                }
-                self.submit_write(slot, pid, buffered, self.now, true);
+                self.submit_stripe_parity(slot, s, buffered);
             }
         }
+    }
+
+    /// Write stripe `s`'s parity for request `slot` (which then waits for it too), unless a
+    /// data page of the stripe still waits for its plane: the parity comes when the last such
+    /// page is accepted, covering it.
+    pub(super) fn submit_stripe_parity(&mut self, slot: u32, s: u32, buffered: bool) {
+        let Some(r) = &self.rain else { return };
+        if self.stripe_waiting[s as usize] > 0 {
+            return;
+        }
+        let pid = r.parity_id(s);
+        if slot != NO_REQ {
+            self.reqs.get(slot).pending += 1;
+        }
+        self.submit_write(slot, pid, buffered, self.now, true);
     }
 
     /// Queue write `s` on `plane`'s stall queue: `held` behind a full queue (or earlier held
