@@ -115,3 +115,21 @@ fn a_held_data_page_does_not_write_its_stripe_parity_twice() {
     // Every parity page covers at least one new data page.
     assert!(heavy.flash.parity_pages_programmed <= heavy.flash.host_pages_programmed);
 }
+
+/// ttFlash's GC-tolerant flush with a small buffer under overload: a flushed page whose flash
+/// write is held can be rewritten before it is mapped. That rewrite is a new dirty page of its
+/// stripe; it used to find the page still in the buffer map but its stripe gone, and panic
+/// ("stripe entry").
+#[test]
+fn a_page_rewritten_while_its_flushed_write_is_held_is_buffered_again() {
+    let mut d = tiny();
+    d.geometry.channels = 3;
+    d.buffer.enabled = true;
+    d.buffer.capacity_pages = 256;
+    let span = flashtail::runner::host_capacity_bytes(&d, "ttflash").unwrap();
+    let r = run(&d, "ttflash", random_workload(20_000, span, 70, 4, 300_000, 42), 1);
+    assert!(r.flash.extra["held_writes"] > 1_000, "{:?}", r.flash.extra);
+    assert_eq!(r.integrity.violations, 0);
+    assert_eq!(r.integrity.requests_completed, 20_000);
+    assert!(r.flash.parity_pages_programmed > 0);
+}

@@ -7,10 +7,12 @@
 //! exists among the 8 least recent, so writes almost never meet GC either.
 //!
 //! Reads of a buffered page are served from RAM. A page stays in the buffer map until its
-//! flash write is mapped, so no read can fall between the two. Not modelled: power loss
+//! flash write is mapped, so no read can fall between the two; a page rewritten while its
+//! flushed write waits for its plane (held or stalled) is a new dirty page of its stripe. Not modelled: power loss
 //! (the capacitor makes the buffer durable by design).
 
 use super::{Simulation, EV_PAGE_DONE};
+use crate::ftl::rain::Rain;
 use crate::ftl::NONE;
 use crate::scheduler::txn::NO_REQ;
 use crate::scheduler::TxnKind;
@@ -37,6 +39,13 @@ pub(super) struct StripeBuffer {
 }
 
 impl StripeBuffer {
+    /// Pages of `lpns` that would be new dirty pages: not in their stripe's buffered pages
+    /// yet. (A page can be in `dirty` and not in its stripe: flushed, its flash write waiting
+    /// for its plane; a rewrite of it is a new dirty page of the stripe.)
+    fn new_pages(&self, rain: &Rain, lpns: &[u32]) -> u32 {
+        lpns.iter().filter(|&&l| !self.stripes.get(&rain.stripe_of(l)).is_some_and(|e| e.1.contains(&l))).count() as u32
+    }
+
     pub fn new(cap: u32) -> StripeBuffer {
         StripeBuffer {
             cap,
@@ -57,7 +66,7 @@ impl Simulation {
     /// A host write request under GC-tolerant flush.
     pub(super) fn flush_admit(&mut self, slot: u32, lpns: Vec<u32>) {
         let fb = self.flush.as_ref().expect("flush buffer");
-        let new_pages = lpns.iter().filter(|l| !fb.dirty.contains_key(l)).count() as u32;
+        let new_pages = fb.new_pages(self.rain.as_ref().expect("GC-tolerant flush needs RAIN"), &lpns);
         if !self.buffer_wait.is_empty() || (fb.used + new_pages > fb.cap && fb.used > 0) {
             self.reqs.get(slot).pending += 1;
             self.buffer_wait.push_back((slot, lpns, self.now));
@@ -77,13 +86,13 @@ impl Simulation {
             let fb = self.flush.as_mut().expect("flush buffer");
             fb.stamp += 1;
             let stamp = fb.stamp;
-            if fb.dirty.insert(lpn, v).is_none() {
+            fb.dirty.insert(lpn, v);
+            let e = fb.stripes.entry(s).or_insert((0, Vec::new()));
+            if !e.1.contains(&lpn) {
+                e.1.push(lpn);
                 fb.used += 1;
                 fb.dirty_pages += 1;
-                let e = fb.stripes.entry(s).or_insert((0, Vec::new()));
-                e.1.push(lpn);
             }
-            let e = fb.stripes.get_mut(&s).expect("stripe entry");
             if e.0 != 0 {
                 fb.lru.remove(&e.0);
             }
@@ -164,7 +173,7 @@ impl Simulation {
         fb.used -= 1;
         while let Some((slot, lpns, since)) = self.buffer_wait.front() {
             let fb = self.flush.as_ref().expect("fb");
-            let new_pages = lpns.iter().filter(|l| !fb.dirty.contains_key(l)).count() as u32;
+            let new_pages = fb.new_pages(self.rain.as_ref().expect("RAIN"), lpns);
             if fb.used + new_pages > fb.cap && fb.used > 0 {
                 return;
             }
