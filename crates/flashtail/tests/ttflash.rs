@@ -210,3 +210,21 @@ fn dynamic_rotation_prevents_free_space_exhaustion_under_a_write_burst() {
     assert!(dynamic.writes.p99_99_ns < strict.writes.p99_99_ns);
     assert_eq!(dynamic.integrity.violations, 0);
 }
+
+/// A flush buffer smaller than a few requests: a request that does not fit makes stripes
+/// flush until it will. With 8 pages, 5 dirty (under the 80 % mark) and a 4-page request
+/// waiting, nothing was ever flushed and the run stalled with every later request waiting.
+#[test]
+fn a_small_flush_buffer_flushes_to_make_room_for_a_waiting_request() {
+    let mut d = presets::load("tiny").unwrap();
+    d.geometry.channels = 4;
+    d.buffer.enabled = true;
+    for cap in [4, 8] {
+        d.buffer.capacity_pages = cap;
+        let span = flashtail::runner::host_capacity_bytes(&d, "ttflash").unwrap();
+        let r = run(&d, "ttflash", random_workload(5_000, span, 70, 4, 1_000_000, 42), 1);
+        assert_eq!(r.integrity.requests_completed, 5_000, "buffer of {cap} pages");
+        assert_eq!(r.integrity.violations, 0);
+        assert!(r.waits.wait_ns_by_cause["buffer"] > 0, "buffer of {cap} pages: requests must wait for room");
+    }
+}

@@ -70,6 +70,7 @@ impl Simulation {
         if !self.buffer_wait.is_empty() || (fb.used + new_pages > fb.cap && fb.used > 0) {
             self.reqs.get(slot).pending += 1;
             self.buffer_wait.push_back((slot, lpns, self.now));
+            self.flush_for_room();
             return;
         }
         self.flush_insert(&lpns);
@@ -103,9 +104,25 @@ impl Simulation {
 
     /// Flush stripes while dirty pages exceed 80% of the buffer.
     fn flush_if_needed(&mut self) {
+        self.flush_while(|fb| (fb.dirty_pages as u64) * 10 >= (fb.cap as u64) * 8);
+    }
+
+    /// A request waits for room in the buffer: flush stripes until it would fit once their
+    /// programs finish. (Waiting for the 80 % mark alone deadlocked a small buffer: with
+    /// 8 pages, 5 dirty and a 4-page request waiting, nothing was ever flushed.)
+    fn flush_for_room(&mut self) {
+        let Some((_, lpns, _)) = self.buffer_wait.front() else { return };
+        let rain = self.rain.as_ref().expect("RAIN");
+        let need = self.flush.as_ref().expect("flush buffer").new_pages(rain, lpns);
+        self.flush_while(|fb| fb.dirty_pages + need > fb.cap);
+    }
+
+    /// Flush least-recently-used stripes (steering away from GC'ing plane groups) while
+    /// `more` holds and dirty stripes are left.
+    fn flush_while(&mut self, more: impl Fn(&StripeBuffer) -> bool) {
         loop {
             let fb = self.flush.as_ref().expect("flush buffer");
-            if (fb.dirty_pages as u64) * 10 < (fb.cap as u64) * 8 || fb.lru.is_empty() {
+            if fb.lru.is_empty() || !more(fb) {
                 return;
             }
             let rain = self.rain.as_ref().expect("RAIN");
@@ -175,6 +192,7 @@ impl Simulation {
             let fb = self.flush.as_ref().expect("fb");
             let new_pages = fb.new_pages(self.rain.as_ref().expect("RAIN"), lpns);
             if fb.used + new_pages > fb.cap && fb.used > 0 {
+                self.flush_for_room();
                 return;
             }
             let (slot, lpns, since) = (*slot, lpns.clone(), *since);
