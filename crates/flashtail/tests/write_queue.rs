@@ -133,3 +133,28 @@ fn a_page_rewritten_while_its_flushed_write_is_held_is_buffered_again() {
     assert_eq!(r.integrity.requests_completed, 20_000);
     assert!(r.flash.parity_pages_programmed > 0);
 }
+
+/// The partial-GC schemes on a nearly full plane with a one-write queue: a plane that can
+/// take no more host writes is kept collecting by its guard (an intensive task, then a
+/// timer to look again). When the guard found GC work already granted on the plane (a
+/// task a write had triggered, still waiting behind queued operations) it did nothing and
+/// set no timer; that task ended with no hook firing, no write could complete on the
+/// blocked plane to trigger the next one, and its stalled writes waited for ever
+/// ("simulation stalled: 304 requests never completed" under lazy-rtgc).
+#[test]
+fn a_blocked_plane_under_partial_gc_keeps_collecting_until_its_writes_fit() {
+    let mut d = tiny();
+    d.geometry.channels = 3;
+    d.precondition = Precondition::Steady { fill: 0.99, free_blocks_margin: 1 };
+    d.ftl.over_provisioning = 0.07;
+    d.ftl.gc_soft_threshold = 0.3;
+    d.ftl.gc_hard_threshold = 0.2;
+    d.ftl.max_queued_writes = Some(1);
+    let span = d.logical_bytes();
+    for s in ["lazy-rtgc", "rlgc", "rlgc-aggressive", "idle-ma", "idle-es"] {
+        let r = run(&d, s, random_workload(10_000, span, 99, 2, 84_000, 7), 1);
+        assert_eq!(r.integrity.violations, 0, "{s}");
+        assert_eq!(r.integrity.requests_completed, 10_000, "{s}");
+        assert!(r.flash.extra["stalled_writes"] > 0, "{s}: the planes never ran out of free pages");
+    }
+}

@@ -80,6 +80,8 @@ pub struct TaskRunner {
     /// Set on the first hook (the device is unknown when the scheme is built).
     pub res: Option<Resolved>,
     intensive: Vec<bool>,
+    /// Guard timers pending per plane (see [`TaskRunner::guard`]).
+    guard_timers: Vec<u32>,
     pub stats: TaskStats,
     pub mode_log: Vec<ModeChange>,
 }
@@ -90,6 +92,7 @@ impl TaskRunner {
             params,
             res: None,
             intensive: Vec::new(),
+            guard_timers: Vec::new(),
             stats: TaskStats::default(),
             mode_log: Vec::new(),
         }
@@ -100,6 +103,7 @@ impl TaskRunner {
         if self.res.is_none() {
             self.res = Some(self.params.resolve(ctx.dev, ctx.soft_blocks));
             self.intensive = vec![false; ctx.num_planes() as usize];
+            self.guard_timers = vec![0; ctx.num_planes() as usize];
         }
         self.res
             .clone()
@@ -143,20 +147,34 @@ impl TaskRunner {
         let pb = &ctx.ftl.blocks.planes[p.idx()];
         let blocked =
             pb.user_frontier.is_none() && pb.free.len() as u32 <= ctx.dev.ftl.gc_reserved_blocks;
-        if blocked && !ctx.planes[p.idx()].active() {
-            let r = self.res(ctx);
-            match self.run_intensive(ctx, p) {
-                Task::Copies(_) | Task::Erase => {
-                    self.stats.blocked_tasks += 1;
-                    let dt = r.igc_copies as u64 * r.copy_ns + ctx.dev.timing.erase_ns;
-                    ctx.timer(ctx.now + Nanos(dt), GUARD_TOKEN | p.0 as u64);
-                }
-                Task::Nothing | Task::Busy => {
-                    // Nothing collectable by tasks: take a whole victim (never seen in a
-                    // healthy run; counted).
-                    self.stats.emergency_collections += 1;
-                    ctx.grant(p, Grant::until_done(GcMode::Urgent));
-                }
+        if !blocked {
+            return;
+        }
+        let r = self.res(ctx);
+        let dt = r.igc_copies as u64 * r.copy_ns + ctx.dev.timing.erase_ns;
+        if ctx.planes[p.idx()].active() {
+            // GC work is already granted here (a task a write triggered, or the last
+            // intensive one still waiting behind queued operations). When it ends no hook
+            // fires, and no write can complete on a blocked plane to trigger the next task:
+            // look again by timer, or the plane's stalled writes wait for ever. One timer
+            // per plane is enough (the guard is called on every arrival).
+            if self.guard_timers[p.idx()] == 0 {
+                self.guard_timers[p.idx()] += 1;
+                ctx.timer(ctx.now + Nanos(dt), GUARD_TOKEN | p.0 as u64);
+            }
+            return;
+        }
+        match self.run_intensive(ctx, p) {
+            Task::Copies(_) | Task::Erase => {
+                self.stats.blocked_tasks += 1;
+                self.guard_timers[p.idx()] += 1;
+                ctx.timer(ctx.now + Nanos(dt), GUARD_TOKEN | p.0 as u64);
+            }
+            Task::Nothing | Task::Busy => {
+                // Nothing collectable by tasks: take a whole victim (never seen in a
+                // healthy run; counted).
+                self.stats.emergency_collections += 1;
+                ctx.grant(p, Grant::until_done(GcMode::Urgent));
             }
         }
     }
@@ -166,7 +184,11 @@ impl TaskRunner {
         if token & GUARD_TOKEN == 0 {
             return false;
         }
-        self.guard(ctx, PlaneId((token & 0xffff_ffff) as u32));
+        let p = PlaneId((token & 0xffff_ffff) as u32);
+        if let Some(n) = self.guard_timers.get_mut(p.idx()) {
+            *n = n.saturating_sub(1);
+        }
+        self.guard(ctx, p);
         true
     }
 
