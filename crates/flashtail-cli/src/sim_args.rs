@@ -46,6 +46,13 @@ pub struct RunOptions {
     /// Turn the integrity oracle off (faster, less memory; not recommended).
     #[arg(long)]
     pub no_oracle: bool,
+    /// Audit a power loss just after every N-th request arrives: check that a recovery from
+    /// flash (finished programs, blocks not being erased) and capacitor-backed memory would
+    /// find every write the host saw complete. Any loss fails the run like a stale read.
+    /// Each audit reads every page's spare area (about 1 ms per GiB of flash). Needs the
+    /// oracle; not for splitgc, cagc, dagc or buffer.enabled without ttFlash's flush.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub power_loss_every: Option<u64>,
     /// Latency recording: `exact` keeps every sample (8 bytes a request, every percentile
     /// exact); `tail` keeps memory bounded for very long runs (exact from p99 up, body
     /// percentiles within 0.1 %).
@@ -66,6 +73,7 @@ impl RunOptions {
             interconnect: self.interconnect.clone(),
             seed: self.seed,
             oracle: !self.no_oracle,
+            power_loss_every: self.power_loss_every.unwrap_or(0),
             latency: self.latency.parse().unwrap_or_default(),
         }
     }

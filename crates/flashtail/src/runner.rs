@@ -24,6 +24,8 @@ pub struct RunSpec {
     pub interconnect: Option<String>,
     pub seed: u64,
     pub oracle: bool,
+    /// Audit a power loss after every N-th request (0 = never; `sim::power_loss`).
+    pub power_loss_every: u64,
     /// Latency recording: exact (every sample) or tail (bounded memory, exact from p99 up).
     pub latency: crate::stats::LatencyMode,
 }
@@ -54,7 +56,7 @@ pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc
     if let Some(i) = &spec.interconnect {
         scheme.interconnect = crate::interconnect::Interconnect::parse(i).map_err(RunError::Config)?;
     }
-    let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone(), latency: spec.latency, ..Default::default() };
+    let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone(), latency: spec.latency, power_loss_every: spec.power_loss_every, ..Default::default() };
     let sim = Simulation::new(spec.device.clone(), scheme, opts)?;
     let out = sim.run(src);
     if let Some(p) = progress {

@@ -75,6 +75,20 @@ pub struct FtlConfig {
     /// (`pages_per_block`). 0: no limit (every write takes its page on arrival).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_queued_writes: Option<u32>,
+    /// Power-loss protection: capacitors let the controller finish programming the writes
+    /// in its DRAM when power fails, as datacenter SSDs do (the default). Off: a page
+    /// superseded by a write still being programmed is the newest copy on flash, and the
+    /// FTL keeps its block from being erased until that program finishes
+    /// (`sim::power_loss` audits either way). Unset: on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_loss_protection: Option<bool>,
+}
+
+impl FtlConfig {
+    /// `power_loss_protection`, on unless set off.
+    pub fn power_loss_protected(&self) -> bool {
+        self.power_loss_protection.unwrap_or(true)
+    }
 }
 
 fn default_alloc() -> Allocation {

@@ -154,7 +154,7 @@ fn set_path(node: &mut toml::Value, parts: &[&str], value: toml::Value, key: &st
 
 /// Optional keys that may be absent from a serialized config yet are valid to set.
 fn allowed_new_key(k: &str) -> bool {
-    matches!(k, "fill" | "ratio" | "settle" | "free_blocks_margin" | "model" | "gc_soft_threshold_blocks" | "gc_hard_threshold_blocks" | "max_queued_writes")
+    matches!(k, "fill" | "ratio" | "settle" | "free_blocks_margin" | "model" | "gc_soft_threshold_blocks" | "gc_hard_threshold_blocks" | "max_queued_writes" | "power_loss_protection")
 }
 
 #[cfg(test)]

@@ -44,6 +44,11 @@ pub struct BlockTable {
     pub erases: Vec<u32>,
     /// Simulated time the block was sealed (for cost-benefit age and FIFO).
     pub sealed_at: Vec<u64>,
+    /// Invalid pages of the block whose data is still the newest *on flash*: a host write
+    /// superseded them and its program has not finished. Without power-loss protection the
+    /// block must not be erased until this is 0 (a power loss would lose both copies; see
+    /// `sim::power_loss`).
+    pub superseded_in_flight: Vec<u32>,
     /// Valid pages per level (LSB..TSB), kept only for multi-level cells (empty with one
     /// bit per cell): WLA-GC weighs a victim by where its valid pages sit on the
     /// word-lines, and keeping the counts as pages come and go makes that weight O(1) per
@@ -81,6 +86,7 @@ impl BlockTable {
             programmed: vec![0; nb],
             erases: vec![0; nb],
             sealed_at: vec![0; nb],
+            superseded_in_flight: vec![0; nb],
             level_valid: if geo.bits_per_cell > 1 { vec![[0; 4]; nb] } else { Vec::new() },
             bits_per_cell: geo.bits_per_cell,
             pages_per_level: geo.pages_per_level,

@@ -68,11 +68,17 @@ pub struct PlaneGc {
     pub grant: Option<Grant>,
     /// A GC operation of this plane is queued or running.
     pub in_flight: bool,
+    /// The victim's erase was issued (its data is gone if power fails: `sim::power_loss`).
+    pub erasing: bool,
+    /// The grant under which the victim's erase became due but had to wait for programs
+    /// superseding its pages (no power-loss protection): the erase is issued under it when
+    /// they finish, even if the policy ended the grant meanwhile.
+    pub erase_waits: Option<Grant>,
 }
 
 impl PlaneGc {
     pub fn idle() -> PlaneGc {
-        PlaneGc { victim: None, cursor: 0, grant: None, in_flight: false }
+        PlaneGc { victim: None, cursor: 0, grant: None, in_flight: false, erasing: false, erase_waits: None }
     }
     /// True while this plane has GC work granted or running.
     pub fn active(&self) -> bool {

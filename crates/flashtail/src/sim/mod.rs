@@ -4,10 +4,13 @@
 //! Models: request splitting into pages, allocation and mapping at arrival, per-unit
 //! queues with priorities, channel contention, GC work granted by the scheme, an optional
 //! DRAM write buffer, free-space stalls, the integrity oracle and wait attribution.
-//! Does not model: host interface queueing (NVMe queue depth), power loss (yet).
+//! Power loss is audited, not enacted: at chosen instants the engine works out what a
+//! recovery would find and checks it against what the host was told (`power_loss`).
+//! Does not model: host interface queueing (NVMe queue depth), recovery time.
 
 mod engine;
 pub mod oracle;
+pub mod power_loss;
 pub(crate) mod requests;
 
 pub use engine::Simulation;
@@ -33,11 +36,15 @@ pub struct SimOptions {
     /// engine's `phases` module; on by default). Off: one event per phase end, the
     /// reference the chained engine is tested against.
     pub chain_transfers: bool,
+    /// Audit a power loss just before every N-th request (0 = never): check that recovery
+    /// from flash and capacitor-backed memory would find every acknowledged write
+    /// (`power_loss`). Needs the oracle; each audit reads the whole device's spare areas.
+    pub power_loss_every: u64,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { seed: 1, oracle: true, check_every: 0, progress: None, latency: LatencyMode::Exact, chain_transfers: true }
+        SimOptions { seed: 1, oracle: true, check_every: 0, progress: None, latency: LatencyMode::Exact, chain_transfers: true, power_loss_every: 0 }
     }
 }
 
@@ -72,7 +79,7 @@ pub enum SimError {
     /// Not a `#[source]`: the message already carries it (no doubled text in error chains).
     #[error("workload: {0}")]
     Source(crate::host::SourceError),
-    #[error("integrity oracle found {count} stale or wrong reads; first: {first:?}")]
+    #[error("integrity oracle found {count} violations (stale or wrong reads, or acknowledged writes a power loss would lose); first: {first:?}")]
     Integrity { count: u64, first: Vec<String> },
     #[error("consistency check failed: {0}")]
     Invariant(String),

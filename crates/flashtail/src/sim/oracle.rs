@@ -247,7 +247,7 @@ impl Oracle {
     /// Count a violation and keep the first ten descriptions (every check reports here).
     #[cold]
     #[inline(never)]
-    fn violation(&mut self, msg: std::fmt::Arguments) {
+    pub(crate) fn violation(&mut self, msg: std::fmt::Arguments) {
         self.violations += 1;
         if self.first_violations.len() < 10 {
             self.first_violations.push(msg.to_string());

@@ -70,6 +70,9 @@ impl Simulation {
                     // A new GC candidate: a plane that found no victim may now find one.
                     self.free_changed(txn.plane);
                 }
+                if txn.dst != NONE {
+                    self.superseded_done(txn.dst);
+                }
                 self.retry_held(u);
                 if txn.buffered && self.flush.is_some() {
                     if !txn.parity {
@@ -94,6 +97,11 @@ impl Simulation {
                     if txn.kind == TxnKind::GcCopyback {
                         self.c.copybacks += 1;
                     }
+                } else {
+                    // The host overwrote the page during the move: the copy is invalid, but
+                    // its spare area still names its logical page (what a power-loss
+                    // recovery reads).
+                    self.ftl.p2l[txn.dst as usize] = self.ftl.p2l[txn.ppn as usize];
                 }
                 if self.content.is_some() {
                     self.content_moved(txn.ppn, txn.dst, moved);
@@ -120,6 +128,7 @@ impl Simulation {
                 g.victim = None;
                 g.grant = None;
                 g.in_flight = false;
+                g.erasing = false;
                 self.victim_done(txn.plane);
                 self.free_changed(txn.plane);
                 self.retry_stalled(txn.plane);

@@ -73,16 +73,17 @@ impl Simulation {
             self.flush_for_room();
             return;
         }
-        self.flush_insert(&lpns);
+        self.flush_insert(slot, &lpns);
         self.reqs.get(slot).pending += 1;
         self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), EV_PAGE_DONE, slot);
         self.flush_if_needed();
     }
 
-    fn flush_insert(&mut self, lpns: &[u32]) {
-        let rain = self.rain.as_ref().expect("GC-tolerant flush needs RAIN");
+    fn flush_insert(&mut self, slot: u32, lpns: &[u32]) {
         for &lpn in lpns {
             let v = self.oracle.bump(lpn);
+            self.note_version(slot, lpn, v);
+            let rain = self.rain.as_ref().expect("GC-tolerant flush needs RAIN");
             let s = rain.stripe_of(lpn);
             let fb = self.flush.as_mut().expect("flush buffer");
             fb.stamp += 1;
@@ -198,7 +199,7 @@ impl Simulation {
             let (slot, lpns, since) = (*slot, lpns.clone(), *since);
             self.buffer_wait.pop_front();
             self.reqs.get(slot).wait[crate::sim::requests::W_BUFFER] += (self.now - since).0;
-            self.flush_insert(&lpns);
+            self.flush_insert(slot, &lpns);
             self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), EV_PAGE_DONE, slot);
             self.flush_if_needed();
         }

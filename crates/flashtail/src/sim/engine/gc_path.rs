@@ -113,7 +113,15 @@ impl Simulation {
                 None
             }
             None if grant.allow_erase => {
+                if self.ftl.blocks.superseded_in_flight[victim.idx()] > 0 {
+                    // Its last copy of some page is still needed: the erase waits for the
+                    // programs that supersede it (`superseded_done`); the unit serves others.
+                    g.erase_waits = Some(grant);
+                    return None;
+                }
+                g.erase_waits = None;
                 g.in_flight = true;
+                g.erasing = true;
                 if self.content.is_some() {
                     self.content_erasing(victim);
                 }
@@ -124,6 +132,39 @@ impl Simulation {
                 None
             }
         }
+    }
+
+    /// A host write that superseded page `old` finished its program: `old`'s block may be
+    /// erased once no such write is left (a victim waiting for that is resumed).
+    /// (Out of line: only runs without power-loss protection.)
+    #[inline(never)]
+    pub(super) fn superseded_done(&mut self, old: u32) {
+        let (b, _) = self.ftl.blocks.locate(Ppn(old));
+        let n = &mut self.ftl.blocks.superseded_in_flight[b];
+        assert!(*n > 0, "block {b}: a superseding write finished that was not counted");
+        *n -= 1;
+        if *n == 0 && self.ftl.blocks.state[b] == BlockState::Victim {
+            self.resume_erase(BlockId(b as u32));
+        }
+    }
+
+    /// Victim `b` no longer waits for superseding programs: its unit may erase it now, under
+    /// the grant it kept, or under a new one (a partial grant may have ended meanwhile: the
+    /// policy hears of it as a change of free space).
+    #[cold]
+    #[inline(never)]
+    fn resume_erase(&mut self, b: BlockId) {
+        let plane = self.ftl.geo.plane_of_block(b);
+        let g = &mut self.gc[plane.idx()];
+        if let Some(waited) = g.erase_waits.take() {
+            // The erase was due: issue it even if the policy ended that grant meanwhile
+            // (a grant allowing only the erase, of the same mode).
+            g.grant.get_or_insert(crate::gc::Grant { steps: 0, allow_erase: true, ..waited });
+        }
+        let u = self.unit_of_plane[plane.idx()];
+        self.dispatch(u);
+        // A policy that watched the plane while the erase waited hears it may act again.
+        self.free_changed(plane);
     }
 
     /// One step of `plane`'s grant was used (unlimited grants count none).

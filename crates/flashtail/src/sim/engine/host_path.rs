@@ -107,7 +107,12 @@ impl Simulation {
         self.c.requests_completed += 1;
         match op {
             Op::Read => self.reads.record(lat),
-            Op::Write => self.writes.record(lat),
+            Op::Write => {
+                self.writes.record(lat);
+                if let Some(d) = &mut self.durable {
+                    d.acknowledge(slot);
+                }
+            }
         }
         if let Some(all) = &mut self.all {
             all.record(lat);

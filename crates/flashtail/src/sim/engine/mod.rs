@@ -43,6 +43,7 @@ mod gc_path;
 mod host_path;
 mod mesh_path;
 mod phases;
+mod power_loss;
 mod read_path;
 mod report;
 mod settle;
@@ -215,6 +216,11 @@ pub struct Simulation {
     policy_watches_requests: bool,
     /// The slowest reads and writes with their wait causes (`stats::tail`), indexed by `Op`.
     tail: [TailKeeper; 2],
+    /// Acknowledged versions for power-loss audits (`power_loss`; off unless asked for).
+    durable: Option<Box<crate::sim::power_loss::Durability>>,
+    /// No power-loss protection: a page superseded by a write still being programmed keeps
+    /// its block from being erased (`write_path`, `gc_path`).
+    guard_superseded: bool,
 }
 
 impl Simulation {
@@ -336,6 +342,8 @@ impl Simulation {
             waiting_writes: 0,
             policy_watches_requests,
             tail: [TailKeeper::new(TAIL_KEEP), TailKeeper::new(TAIL_KEEP)],
+            durable: None,
+            guard_superseded: !dev.ftl.power_loss_protected(),
             ftl,
             dev,
             opts,
@@ -344,6 +352,7 @@ impl Simulation {
         // maps and the conservation baseline below describe the state the run starts from.
         sim.settle().map_err(SimError::Device)?;
         sim.content_setup().map_err(SimError::Device)?;
+        sim.power_loss_setup().map_err(SimError::Device)?;
         sim.programmed_at_start = sim.ftl.blocks.programmed.iter().map(|&x| x as u64).sum();
         // A preconditioned plane may already sit below the GC threshold.
         for p in 0..planes as u32 {
@@ -399,8 +408,9 @@ impl Simulation {
             if let Some(n) = &next {
                 self.prefetch_request_targets(n);
             }
-            if self.opts.check_every > 0 && self.c.requests_submitted.is_multiple_of(self.opts.check_every) {
-                self.ftl.check_invariants().map_err(SimError::Invariant)?;
+            // One test for both periodic checks (the request loop is hot).
+            if self.opts.check_every | self.opts.power_loss_every != 0 {
+                self.periodic_checks()?;
             }
         }
         if self.c.requests_submitted == 0 {
@@ -427,6 +437,21 @@ impl Simulation {
         let notes = src.summary();
         let workload = src.describe();
         Ok(self.report(wall.elapsed().as_secs_f64(), workload, notes))
+    }
+
+    /// The checks asked for every N requests: the map/counter consistency check, and the
+    /// power-loss audit (`power_loss`).
+    #[cold]
+    #[inline(never)]
+    fn periodic_checks(&mut self) -> Result<(), SimError> {
+        let n = self.c.requests_submitted;
+        if self.opts.check_every > 0 && n.is_multiple_of(self.opts.check_every) {
+            self.ftl.check_invariants().map_err(SimError::Invariant)?;
+        }
+        if self.opts.power_loss_every > 0 && n.is_multiple_of(self.opts.power_loss_every) {
+            self.audit_power_loss();
+        }
+        Ok(())
     }
 
     /// Stop with the device's fatal condition, if one was set (see `fatal`). Tested before

@@ -57,6 +57,10 @@ impl Simulation {
             m.report(&mut extra);
         }
         self.content_report(&mut extra);
+        if let Some(d) = &self.durable {
+            extra.insert("power_loss_audits".into(), d.audits);
+            extra.insert("power_loss_unacked_pages".into(), d.unacked_lost);
+        }
         if let Some(fb) = &self.flush {
             extra.insert("flush_stripes".into(), fb.flushes);
             extra.insert("flush_steered_around_gc".into(), fb.flushes_steered);

@@ -25,7 +25,8 @@ use crate::ftl::{Stream, NONE};
 use crate::scheduler::txn::NO_REQ;
 use crate::scheduler::{Txn, TxnKind};
 use crate::sim::requests::{W_BUFFER, W_FREE};
-use crate::units::{Lpn, Nanos, PlaneId};
+use crate::ftl::content::VIRT;
+use crate::units::{Lpn, Nanos, PlaneId, Ppn};
 
 impl Simulation {
     /// The write pages of one host request (after splitting and wrapping).
@@ -128,7 +129,7 @@ impl Simulation {
                 self.reqs.get(slot).wait[W_FREE] += w;
             }
         }
-        let old = if self.content.is_some() { self.ftl.l2p[id as usize] } else { NONE };
+        let old = self.ftl.l2p[id as usize];
         self.ftl.map(Lpn(id), ppn);
         let mut parity = false;
         let v = match &self.rain {
@@ -148,13 +149,26 @@ impl Simulation {
             }
             None => self.oracle.write(id, ppn.0),
         };
+        if version.is_none() && !parity {
+            self.note_version(slot, id, v);
+        }
         if let Some(v) = version {
             self.flush_mapped(id, v);
         }
         if self.content.is_some() {
             self.content_mapped(id, old, ppn.0);
         }
-        let t = Txn { version: v, buffered, parity, ..self.txn_record(TxnKind::Write, plane, id, ppn.0, slot) };
+        // Without power-loss protection the superseded page stays needed until this write's
+        // program finishes (its block's erase waits: `gc_path`). Parity pages are not data;
+        // a capacitor-backed buffer keeps its pages until they are programmed.
+        let superseded = if self.guard_superseded && old < VIRT && !parity && !buffered {
+            let (b, _) = self.ftl.blocks.locate(Ppn(old));
+            self.ftl.blocks.superseded_in_flight[b] += 1;
+            old
+        } else {
+            NONE
+        };
+        let t = Txn { version: v, buffered, parity, dst: superseded, ..self.txn_record(TxnKind::Write, plane, id, ppn.0, slot) };
         let t = self.store_txn(t);
         self.enqueue_user(t);
         if took {

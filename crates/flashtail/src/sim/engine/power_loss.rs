@@ -1,0 +1,109 @@
+//! What survives a power loss at the current instant, for the audit of `sim::power_loss`:
+//! the spare areas of the pages whose programs finished, in blocks whose erase was not issued;
+//! with power-loss protection (`ftl.power_loss_protection`, the default) also the host
+//! writes whose programs are under way, which the capacitors let the controller finish; and
+//! ttFlash's capacitor-backed stripe buffer (its dirty pages, and the flushed pages it keeps
+//! until their programs finish).
+//!
+//! Does not do: the promise (acknowledged versions, `sim::power_loss::Durability`), or any
+//! change to the run: an audit only reads the engine's state.
+
+use super::Simulation;
+use crate::scheduler::txn::NO_REQ;
+use crate::sim::power_loss::Durability;
+use crate::units::BlockId;
+
+/// Losses described per audit (all are counted).
+const DESCRIBED: usize = 3;
+
+impl Simulation {
+    /// Turn audits on (from `Simulation::new`, once the device is built and settled): the
+    /// versions on the device count as acknowledged. Refuses what the model does not cover.
+    pub(super) fn power_loss_setup(&mut self) -> Result<(), String> {
+        if self.opts.power_loss_every == 0 {
+            return Ok(());
+        }
+        if !self.oracle.enabled {
+            return Err("power-loss audits check versions, which only the integrity oracle keeps: turn the oracle on".into());
+        }
+        if self.content.is_some() {
+            return Err(format!(
+                "scheme '{}': power-loss audits do not cover the content-aware schemes (their dedup tables are flushed by \
+                 capacitor, which is not modelled)",
+                self.scheme_name
+            ));
+        }
+        if self.guard_superseded && self.scheme_name == "nogc" {
+            return Err("scheme 'nogc' reclaims blocks instantly, ignoring the pages a power loss without protection needs \
+                        kept: audit it with ftl.power_loss_protection on"
+                .into());
+        }
+        if self.dev.buffer.enabled && self.flush.is_none() {
+            return Err("power-loss audits do not cover the DRAM write buffer (buffer.enabled) without ttFlash's flush: \
+                        its writes complete before they get a version"
+                .into());
+        }
+        let newest = (0..self.ftl.logical_pages).map(|l| self.oracle.newest(l)).collect();
+        self.durable = Some(Box::new(Durability::new(newest)));
+        Ok(())
+    }
+
+    /// Write request `slot` gave logical page `lpn` version `v` (a no-op without audits).
+    #[inline]
+    pub(super) fn note_version(&mut self, slot: u32, lpn: u32, v: u32) {
+        if let Some(d) = &mut self.durable {
+            if slot != NO_REQ {
+                d.note(slot, lpn, v);
+            }
+        }
+    }
+
+    /// If power failed now: the version of each logical page a recovery would find, checked
+    /// against the acknowledged ones. Losses are integrity violations.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn audit_power_loss(&mut self) {
+        let Some(mut d) = self.durable.take() else { return };
+        let logical = self.ftl.logical_pages;
+        let mut recovered = vec![0u32; logical as usize];
+        let geo = &self.ftl.geo;
+        let erasing: Vec<BlockId> = self.gc.iter().filter(|g| g.erasing).filter_map(|g| g.victim).collect();
+        // With power-loss protection (or ttFlash's stripe buffer, which keeps a flushed page
+        // until its program finishes) the host writes still being programmed survive too.
+        // A GC copy's page does not count before its program finishes (its version is
+        // given then), and its source is still mapped.
+        let capacitor = self.flush.is_some() || self.dev.ftl.power_loss_protected();
+        let blocks = &self.ftl.blocks;
+        for b in 0..geo.total_blocks() {
+            if erasing.contains(&BlockId(b)) {
+                continue;
+            }
+            let end = if capacitor { blocks.allocated[b as usize] } else { blocks.programmed[b as usize] };
+            let first = geo.ppn(BlockId(b), 0).0;
+            for p in first..first + end {
+                // Parity pages carry ids past the logical pages (RAIN).
+                let lpn = self.ftl.p2l[p as usize];
+                if lpn < logical {
+                    let r = &mut recovered[lpn as usize];
+                    *r = (*r).max(self.oracle.page(p));
+                }
+            }
+        }
+        if let Some(fb) = &self.flush {
+            for (&lpn, &v) in &fb.dirty {
+                let r = &mut recovered[lpn as usize];
+                *r = (*r).max(v);
+            }
+        }
+        let losses = d.audit(&recovered, |l| self.oracle.newest(l));
+        let now = self.now.0;
+        for (i, loss) in losses.iter().enumerate() {
+            if i < DESCRIBED {
+                self.oracle.violation(format_args!("t={now}ns power loss: {loss}"));
+            } else {
+                self.oracle.violations += 1;
+            }
+        }
+        self.durable = Some(d);
+    }
+}
