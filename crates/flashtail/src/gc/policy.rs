@@ -140,6 +140,12 @@ pub trait GcPolicy: Send {
     fn starts_at_soft_threshold(&self) -> bool {
         false
     }
+    /// Whether the policy reclaims blocks at once, outside the engine's GC operations
+    /// (`GcCmd::Instant`, NoGC): such erases skip the wait for programs superseding a block's
+    /// pages, so power-loss audits without protection are refused (`sim::power_loss`).
+    fn reclaims_instantly(&self) -> bool {
+        false
+    }
     /// A host request arrived (before it is split into pages).
     fn on_arrival(&mut self, _ctx: &mut GcCtx, _req: &HostRequest) {}
     /// A host request completed, with its latency; `plane` is the plane of its last page.

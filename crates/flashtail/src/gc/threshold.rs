@@ -53,6 +53,9 @@ impl GcPolicy for ThresholdGc {
     fn starts_at_soft_threshold(&self) -> bool {
         true
     }
+    fn reclaims_instantly(&self) -> bool {
+        self.mode == ThresholdMode::Instant
+    }
     fn on_free_change(&mut self, ctx: &mut GcCtx, plane: PlaneId) {
         self.check(ctx, plane);
     }

@@ -33,10 +33,12 @@ impl Simulation {
                 self.scheme_name
             ));
         }
-        if self.guard_superseded && self.scheme_name == "nogc" {
-            return Err("scheme 'nogc' reclaims blocks instantly, ignoring the pages a power loss without protection needs \
-                        kept: audit it with ftl.power_loss_protection on"
-                .into());
+        if self.guard_superseded && self.scheme.gc.reclaims_instantly() {
+            return Err(format!(
+                "scheme '{}' reclaims blocks instantly, ignoring the pages a power loss without protection needs \
+                 kept: audit it with ftl.power_loss_protection on",
+                self.scheme_name
+            ));
         }
         if self.dev.buffer.enabled && self.flush.is_none() {
             return Err("power-loss audits do not cover the DRAM write buffer (buffer.enabled) without ttFlash's flush: \
