@@ -52,10 +52,10 @@ fn every_task_stays_within_its_copy_bound_and_data_survives() {
             runner["tasks"]
         );
         // Every GC page moved was counted under some grant (the last few may follow the
-        // last hook).
+        // last hook: at most one task, of at most 10 copies, on each of the 2 planes).
         let moves = c["moves"].as_u64().unwrap();
         assert!(
-            moves <= r.flash.gc_pages_programmed && moves + 10 >= r.flash.gc_pages_programmed,
+            moves <= r.flash.gc_pages_programmed && moves + 2 * 10 >= r.flash.gc_pages_programmed,
             "{s}: {moves} vs {}",
             r.flash.gc_pages_programmed
         );

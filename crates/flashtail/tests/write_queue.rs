@@ -158,3 +158,47 @@ fn a_blocked_plane_under_partial_gc_keeps_collecting_until_its_writes_fit() {
         assert!(r.flash.extra["stalled_writes"] > 0, "{s}: the planes never ran out of free pages");
     }
 }
+
+/// Dynamic allocation puts a write on whichever plane has room, so one plane can fill with
+/// valid data while the pages it holds are invalidated by writes placed on other planes.
+/// GC looks at a plane when its free space changes; such a plane, which found no victim
+/// when it last looked, was never looked at again, and once every plane was full the writes
+/// stalled for good (NoGC on an empty tiny: "simulation stalled: 6905 requests never
+/// completed", with three planes holding hundreds of invalid pages and GC idle on them).
+/// Now a write that finds no plane with room has every plane below the soft threshold
+/// look again.
+#[test]
+fn dynamic_allocation_reclaims_planes_whose_pages_other_planes_invalidated() {
+    let mut d = tiny();
+    d.ftl.allocation = flashtail::config::Allocation::Dynamic;
+    let span = d.logical_bytes();
+    for s in ["nogc", "base"] {
+        let r = run(&d, s, random_workload(20_000, span, 70, 4, 500_000, 42), 1);
+        assert_eq!(r.integrity.violations, 0, "{s}");
+        assert_eq!(r.integrity.requests_completed, 20_000, "{s}");
+        assert!(r.flash.erases > 100, "{s}: {}", r.flash.erases);
+    }
+}
+
+/// Under dynamic allocation a held write is bound to no plane: it used to wait in the
+/// queue of the plane chosen at its arrival, and when that plane then filled with valid
+/// data (its queue had taken the pages) the write waited for ever while other planes had
+/// room (planes of a die sharing one unit, one queued write per plane). Now all waiting
+/// writes share one queue and each goes where there is room when it is retried.
+#[test]
+fn a_held_write_under_dynamic_allocation_goes_to_any_plane_with_room() {
+    let mut d = tiny();
+    d.geometry.channels = 3;
+    d.geometry.planes_per_die = 2;
+    d.ftl.unit = flashtail::config::UnitOfExecution::Die;
+    d.ftl.allocation = flashtail::config::Allocation::Dynamic;
+    d.ftl.max_queued_writes = Some(1);
+    d.precondition = Precondition::Aged { ratio: 0.9, settle: true };
+    let span = d.logical_bytes();
+    for s in ["base", "ttflash-pbl", "cagc", "gc-bypass"] {
+        let r = run(&d, s, random_workload(20_000, span, 70, 4, 100_000, 42), 1);
+        assert_eq!(r.integrity.violations, 0, "{s}");
+        assert_eq!(r.integrity.requests_completed, 20_000, "{s}");
+        assert!(r.flash.extra["held_writes"] > 1_000, "{s}: {:?}", r.flash.extra);
+    }
+}

@@ -131,6 +131,7 @@ impl Simulation {
                 g.erasing = false;
                 self.victim_done(txn.plane);
                 self.free_changed(txn.plane);
+                self.gc_woken = false;
                 self.retry_stalled(txn.plane);
             }
         }

@@ -250,6 +250,9 @@ impl Simulation {
     fn instant_reclaim(&mut self, plane: PlaneId) {
         match settle::reclaim_now(&mut self.ftl, &mut self.oracle, &mut *self.scheme.victim, plane, self.soft, self.now) {
             Ok(r) => {
+                if r.victims > 0 {
+                    self.gc_woken = false;
+                }
                 self.c.gc_runs += r.victims;
                 self.c.erases += r.victims;
                 self.c.gc_pages_migrated += r.pages_moved;

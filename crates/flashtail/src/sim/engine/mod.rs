@@ -84,6 +84,8 @@ struct Stalled {
     /// free page): its unit's busy time per cause then, to charge the hold to what the unit
     /// did meanwhile (`write_path`).
     held: Option<[u64; crate::scheduler::unit::CAUSES]>,
+    /// The plane the write waited for (its unit took the `held` snapshot).
+    plane: PlaneId,
     req: u32,
     lpn: u32,
     since: Nanos,
@@ -162,6 +164,8 @@ pub struct Simulation {
     /// arrival (sequence `u64::MAX`: arrivals come after every event of their nanosecond).
     cur_key: u128,
     cmds: Vec<GcCmd>,
+    /// Writes waiting unallocated, per plane; under dynamic allocation all in the first
+    /// queue, in arrival order (`write_path::wait_queue`).
     stalled: Vec<VecDeque<Stalled>>,
     buffer_used: u32,
     buffer_wait: VecDeque<(u32, Vec<u32>, Nanos)>,
@@ -211,6 +215,10 @@ pub struct Simulation {
     max_in_flight: u64,
     /// Entries in all the planes' `stalled` queues (0: the write path skips looking).
     waiting_writes: u32,
+    /// Dynamic allocation: the planes were asked to look for victims because no plane had
+    /// room (`write_path::wake_gc_for_space`), and no block was freed since; asking again
+    /// would change nothing (NoGC would ask and answer for ever at one instant).
+    gc_woken: bool,
     /// The GC policy's `watches_requests`, asked once: most policies ignore arrivals and
     /// completions, and the two hook calls per request were 1 % of a run's instructions.
     policy_watches_requests: bool,
@@ -340,6 +348,7 @@ impl Simulation {
             costs: PhaseCosts::new(&geo, &dev.timing),
             max_in_flight: MAX_IN_FLIGHT,
             waiting_writes: 0,
+            gc_woken: false,
             policy_watches_requests,
             tail: [TailKeeper::new(TAIL_KEEP), TailKeeper::new(TAIL_KEEP)],
             durable: None,

@@ -5,7 +5,8 @@
 //! pages allocated (`ftl.max_queued_writes` per plane); later writes are *held* unallocated,
 //! in order, until the queue drains, their wait charged to what the unit did meanwhile. A
 //! write that finds no free page *stalls* until GC frees a block (`free_space` wait). Both
-//! wait in the plane's `stalled` queue.
+//! wait in the plane's `stalled` queue; under dynamic allocation, in one queue for all planes
+//! (`wait_queue`).
 //!
 //! Parity (ttFlash RAIN): each accepted data write bumps its stripe's epoch; after a
 //! request's pages of one stripe are accepted, one parity page is programmed on the stripe's
@@ -115,12 +116,12 @@ impl Simulation {
     /// `held_writes`, stalled ones in `stalled_writes`.
     pub(super) fn submit_write_versioned(&mut self, slot: u32, id: u32, buffered: bool, since: Nanos, in_batch: bool, version: Option<u32>) {
         let plane = self.choose_plane(id);
-        let behind = in_batch && self.waiting_writes != 0 && !self.stalled[plane.idx()].is_empty();
+        let behind = in_batch && self.waiting_writes != 0 && !self.stalled[self.wait_queue(plane)].is_empty();
         let queue_full = self.write_queue_full(plane);
         let allocated = if behind || queue_full { None } else { self.ftl.allocate(plane, Stream::User, self.dev.ftl.gc_reserved_blocks) };
         let Some((ppn, took)) = allocated else {
             let held = queue_full || (behind && self.has_free_page(plane));
-            self.wait_for_plane(plane, held, Stalled { held: None, req: slot, lpn: id, since, buffered, version, content: 0 }, in_batch);
+            self.wait_for_plane(plane, held, Stalled { held: None, plane, req: slot, lpn: id, since, buffered, version, content: 0 }, in_batch);
             return;
         };
         if slot != NO_REQ {
@@ -217,13 +218,54 @@ impl Simulation {
         }
         s.content = self.content.as_ref().map_or(0, |w| w.write_content);
         self.waiting_writes += 1;
-        self.stalled[plane.idx()].push_back(s);
+        let q = self.wait_queue(plane);
+        self.stalled[q].push_back(s);
+        if !held && self.dev.ftl.allocation == Allocation::Dynamic {
+            self.wake_gc_for_space();
+        }
+    }
+
+    /// The stall queue of writes waiting for `plane`. Under dynamic allocation a waiting
+    /// write is bound to no plane (it takes whichever plane has room when it is retried), so
+    /// all wait in one queue, in arrival order: per-plane queues left writes held on a plane
+    /// that then filled with valid data, waiting for ever while other planes had room, and
+    /// let a newer write of a page be mapped before an older one held elsewhere.
+    #[inline]
+    pub(super) fn wait_queue(&self, plane: PlaneId) -> usize {
+        match self.dev.ftl.allocation {
+            Allocation::Static => plane.idx(),
+            Allocation::Dynamic => 0,
+        }
+    }
+
+    /// Dynamic allocation found no plane with a free page. GC policies look at a plane when
+    /// its free space changes, but here a plane's victims also appear when writes placed on
+    /// other planes invalidate its pages: a plane that found no victim when it last looked
+    /// (all its data valid then) may have plenty now. Let every plane below the soft
+    /// threshold with no GC under way look again (after this event: not while a write is
+    /// being placed). Once until a block is freed (`gc_woken`).
+    #[cold]
+    fn wake_gc_for_space(&mut self) {
+        if std::mem::replace(&mut self.gc_woken, true) {
+            return;
+        }
+        for p in 0..self.ftl.geo.planes() {
+            let plane = PlaneId(p);
+            if self.ftl.free_blocks(plane) < self.soft && !self.gc[plane.idx()].active() {
+                self.schedule_free_change(plane);
+            }
+        }
     }
 
     /// A write of unit `u` finished: its queue has room again for writes held on its planes.
     #[inline]
     pub(super) fn retry_held(&mut self, u: u32) {
         if self.waiting_writes == 0 {
+            return;
+        }
+        if self.dev.ftl.allocation == Allocation::Dynamic {
+            // Any plane's waiting write may go to this unit.
+            self.retry_stalled(PlaneId(0));
             return;
         }
         let unit = &self.units[u as usize];
@@ -235,11 +277,22 @@ impl Simulation {
     }
 
     /// Accept a plane's held and stalled writes, in order, while its queue and free pages
-    /// allow.
+    /// allow. Under dynamic allocation: the one queue of all planes (`wait_queue`), each
+    /// write going where `choose_plane` puts it now.
     pub(super) fn retry_stalled(&mut self, plane: PlaneId) {
-        while let Some(s) = self.stalled[plane.idx()].pop_front() {
-            if !self.has_free_page(plane) || self.write_queue_full(plane) {
-                self.stalled[plane.idx()].push_front(s);
+        let q = self.wait_queue(plane);
+        while let Some(s) = self.stalled[q].pop_front() {
+            let target = match self.dev.ftl.allocation {
+                Allocation::Static => plane,
+                Allocation::Dynamic => self.choose_plane(s.lpn),
+            };
+            if !self.has_free_page(target) || self.write_queue_full(target) {
+                self.stalled[q].push_front(s);
+                if self.dev.ftl.allocation == Allocation::Dynamic && !self.has_free_page(target) {
+                    // No plane has room (a write held behind a full queue can find that
+                    // when its turn comes).
+                    self.wake_gc_for_space();
+                }
                 return;
             }
             self.waiting_writes -= 1;
@@ -247,7 +300,7 @@ impl Simulation {
                 w.write_content = s.content;
             }
             let since = match s.held {
-                Some(snap) if s.req != NO_REQ => self.charge_hold(s.req, plane, snap, s.since),
+                Some(snap) if s.req != NO_REQ => self.charge_hold(s.req, s.plane, snap, s.since),
                 _ => s.since,
             };
             self.submit_write_versioned(s.req, s.lpn, s.buffered, since, false, s.version);
