@@ -2,9 +2,10 @@
 //! files, device files, `--set`, options): each test names the problem it pins down, and
 //! asserts the exact message or number the fix gives. A run that silently replays less than
 //! the trace (a `--volume` id with no requests, `--no-wrap` dropping most requests, `trace
-//! stats` of an input with no requests) now says so; a forced blkparse format, options given
-//! a bad whole number, `wla-toy` parameters and `compare`'s output directory give their error
-//! before any output or run.
+//! stats` of an input with no requests) now says so; a forced blkparse format, a trace that
+//! nearly fits a format, options given a bad whole number, `wla-toy` parameters and
+//! `compare`'s output directory give an error naming the line, field or option, before any
+//! output or run.
 //!
 //! Traces are a few synthetic lines written per test; runs use the `tiny` device.
 
@@ -96,7 +97,7 @@ fn trace_stats_says_why_it_found_no_requests() {
 }
 
 /// `--format blkparse` on a trace of another format skipped every line as a "blkparse summary
-/// line" (silently, even under `--on-error stop`); it stops at line 1 on the device field, as
+/// line" (silently, even under `--on-error stop`); it stops at line 1 on its field count, as
 /// every other wrong `--format` does.
 #[test]
 fn forced_blkparse_on_another_format_stops_at_line_1() {
@@ -106,7 +107,7 @@ fn forced_blkparse_on_another_format_stops_at_line_1() {
     let err = fails_with(&["run", "--device", "tiny", "--trace", s(&t), "--format", "blkparse"], &[]);
     assert_eq!(
         err,
-        format!("error: workload: {}:1: field device: expected MAJOR,MINOR (e.g. 8,16), found '128166385295514663,hm,0,Write,0,4096,100'\n", t.display())
+        format!("error: workload: {}:1: field line: expected 'dev cpu seq time pid action rwbs ...', found 1 fields\n", t.display())
     );
 }
 
@@ -176,4 +177,27 @@ fn device_setting_errors_name_the_real_minimum_and_the_setting() {
     fails_with(&["run", "--device", "ttflash", "--set", "geometry.blocks_per_plane=0"], &["geometry.blocks_per_plane must be at least 8 (GC needs them), got 0"]);
     fails_with(&["run", "--device", "tiny", "--set", "geometry.channels.x=1"], &["error: override 'geometry.channels.x': 'geometry.channels' is a setting, not a section"]);
     fails_with(&["run", "--device", "tiny", "--set", "ftl..gc_reserved_blocks=1"], &["error: override 'ftl..gc_reserved_blocks': empty key part (a doubled, leading or trailing '.'?)"]);
+}
+
+/// A trace whose only line has a format's fields but one bad value failed detection with
+/// "cannot detect the trace format from the first 1 lines" and nothing on what is wrong; the
+/// error names the line, the nearest format (the extension's first) and the field.
+#[test]
+fn a_trace_that_nearly_fits_a_format_names_the_bad_field() {
+    let dir = scratch("near-miss");
+    let t = dir.join("one.mqsim");
+    write(&t, "0 0 0 8 2\n");
+    let err = fails_with(&["run", "--device", "tiny", "--trace", s(&t)], &[]);
+    assert!(
+        err.starts_with(&format!(
+            "error: {}: cannot detect the trace format from the first 1 line; line 1 has the fields of the mqsim format, but field op: 2 is not an op code (1=read, 0=write); use --format (msr (MSR Cambridge CSV), ",
+            t.display()
+        )),
+        "{err}"
+    );
+    // Nothing like any format: the plain message.
+    let junk = dir.join("junk.txt");
+    write(&junk, "1 2 3\n4 5 6\n");
+    let err = fails_with(&["trace", "stats", s(&junk)], &[]);
+    assert!(err.starts_with(&format!("error: {}: cannot detect the trace format from the first 2 lines; use --format (", junk.display())), "{err}");
 }
