@@ -42,7 +42,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
         run.iter().map(|n| n.to_string()).collect()
     } else {
-        a.schemes.clone()
+        // `--schemes "base, nogc"` means nogc, not an unknown scheme ' nogc'.
+        a.schemes.iter().map(|s| s.trim().to_string()).collect()
     };
     // Two runs of one scheme only repeat each other (same seed, same numbers) and make two
     // rows the reports cannot tell apart.
@@ -59,6 +60,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         cap = cap.min(flashtail::runner::host_capacity_bytes(&dev, s)?);
     }
     let open = a.input.opener(&dev, cap)?;
+    // The output directory must exist before the runs: it failed only after all of them.
+    std::fs::create_dir_all(&a.out).map_err(|error| flashtail::report::ReportError::CreateDir { path: a.out.clone(), error })?;
     let specs: Vec<RunSpec> = schemes.iter().map(|s| a.opts.spec(&dev, s)).collect();
     let n_schemes = plural(schemes.len(), "scheme", "schemes");
     eprintln!(
@@ -83,7 +86,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     println!("{}", format_table(&reports));
     println!("{}", flashtail::report::format_tail_table(&reports));
     let notes = reports[0].workload_notes.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-    if let Some(w) = crate::trace_args::coarse_time_warning(notes) {
+    for w in crate::trace_args::trace_warnings(notes) {
         eprintln!("{w}");
     }
     let notes = {

@@ -23,13 +23,13 @@ pub struct Args {
     #[arg(long, value_parser = crate::sim_args::parse_count)]
     count: Option<u64>,
     /// Random seed (overrides the preset/config).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::sim_args::parse_u64)]
     seed: Option<u64>,
     /// Logical address space in bytes (overrides the preset/config).
-    #[arg(long, conflicts_with = "span_gib")]
+    #[arg(long, conflicts_with = "span_gib", value_parser = crate::sim_args::parse_u64)]
     span: Option<u64>,
     /// Logical address space in GiB (overrides the preset/config).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::sim_args::parse_u64)]
     span_gib: Option<u64>,
     /// Output format: mqsim or fiu.
     #[arg(long, default_value = "mqsim")]

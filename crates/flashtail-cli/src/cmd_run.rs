@@ -39,7 +39,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     })?;
     print!("{}", summary_text(&report));
     let notes = report.workload_notes.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-    if let Some(w) = crate::trace_args::coarse_time_warning(notes) {
+    for w in crate::trace_args::trace_warnings(notes) {
         eprintln!("{w}");
     }
     if let Some(path) = a.json {

@@ -7,7 +7,7 @@
 //! this file only wires arguments.
 
 use crate::sim_args::DeviceArgs;
-use crate::trace_args::{coarse_time_warning, TraceInput, TraceParseArgs};
+use crate::trace_args::{trace_warnings, TraceInput, TraceParseArgs};
 use flashtail::trace::{self, stats};
 use flashtail::RequestSource;
 use std::path::PathBuf;
@@ -53,7 +53,7 @@ struct ShowArgs {
     #[command(flatten)]
     device: DeviceArgs,
     /// Number of requests to print.
-    #[arg(short = 'n', long, default_value_t = 20)]
+    #[arg(short = 'n', long, default_value_t = 20, value_parser = crate::sim_args::parse_usize)]
     count: usize,
     /// Logical capacity for LBA wrap (suffixes K, M, G, T). Default: the device's host
     /// capacity, the one a default `run` folds into.
@@ -79,8 +79,14 @@ fn stats_cmd(a: StatsArgs) -> anyhow::Result<()> {
     };
     let mut reader = trace::open_trace(&file, &a.parse.trace_options())?;
     let st = stats::collect(&mut reader)?;
-    let summary = reader.summary();
-    let warning = coarse_time_warning(summary.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let mut summary = reader.summary();
+    let mut warnings = trace_warnings(summary.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    // A table of zeros said nothing of why (a wrong --volume, only a header, every line bad
+    // under --on-error skip): the reader's reason goes to the notes and to stderr.
+    if let Some(why) = reader.empty_reason() {
+        warnings.push(format!("warning: {}: {why}", file.display()));
+        summary.push(("empty_reason".to_string(), why));
+    }
     if a.json {
         let src: serde_json::Map<String, serde_json::Value> = summary
             .into_iter()
@@ -95,7 +101,7 @@ fn stats_cmd(a: StatsArgs) -> anyhow::Result<()> {
             println!("{k:<22} {v}");
         }
     }
-    if let Some(w) = warning {
+    for w in warnings {
         eprintln!("{w}");
     }
     // Throughput goes to stderr so stdout stays byte-identical between runs.

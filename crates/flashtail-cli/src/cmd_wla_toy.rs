@@ -3,27 +3,27 @@
 //! timing or queues: `flashtail compare --device qlc --schemes base,wla-gc` is the real test.
 
 use anyhow::Context;
-use flashtail::gc::wla::toy::{analytic, emulate, gain_of, EmulateParams, ToyLevels, ValidLayout};
+use flashtail::gc::wla::toy::{analytic, check_emulate, emulate, gain_of, EmulateParams, ToyLevels, ValidLayout};
 
 #[derive(clap::Args)]
 pub struct Args {
     /// Blocks per pool (the paper used 1,000,000)
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 20_000, value_parser = crate::sim_args::parse_usize)]
     blocks: usize,
     /// Pages per block (Table I: 4096)
-    #[arg(long, default_value_t = 4096)]
+    #[arg(long, default_value_t = 4096, value_parser = crate::sim_args::parse_u32)]
     pages_per_block: u32,
     /// Pages of one level on a word-line (the paper's QLC word-line: 4 levels x 4 pages)
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = crate::sim_args::parse_u32)]
     pages_per_level: u32,
     /// Share of the pool each policy picks as victims (the paper: a quarter)
     #[arg(long, default_value_t = 0.25)]
     pick_fraction: f64,
     /// Fresh pools per valid-page step (the paper: 10)
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = crate::sim_args::parse_u32)]
     batches: u32,
     /// Seed of the pools
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::sim_args::parse_u64)]
     seed: u64,
     /// Where valid pages sit: exact (every block exactly N% valid, at random positions) or
     /// bernoulli (each page valid with probability N%)
@@ -48,7 +48,21 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         );
     }
     let levels = ToyLevels::table_one();
-    let an = analytic(&levels, a.pages_per_level).map_err(anyhow::Error::msg)?;
+    let layout = if a.layout == "bernoulli" { ValidLayout::Bernoulli } else { ValidLayout::Exact };
+    let p = EmulateParams {
+        blocks: a.blocks,
+        pages_per_block: a.pages_per_block,
+        pages_per_level: a.pages_per_level,
+        pick_fraction: a.pick_fraction,
+        batches: a.batches,
+        seed: a.seed,
+        layout,
+        ..EmulateParams::default()
+    };
+    // Both models' parameters are checked before either prints (a bad --pick-fraction was
+    // reported after the whole §IV-A table).
+    let an = analytic(&levels, a.pages_per_level).map_err(|e| anyhow::anyhow!("wla-toy: {}", flag_names(&e)))?;
+    check_emulate(&levels, &p).map_err(|e| anyhow::anyhow!("wla-toy: {}", flag_names(&e)))?;
     println!(
         "WLA-GC toy models, Table I costs (read 1/2/2.5/3, program 2/3/3.5/4, erase {} units)",
         levels.erase
@@ -65,17 +79,6 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         100.0 * an.gain,
         100.0 * an.max_gain
     );
-    let layout = if a.layout == "bernoulli" { ValidLayout::Bernoulli } else { ValidLayout::Exact };
-    let p = EmulateParams {
-        blocks: a.blocks,
-        pages_per_block: a.pages_per_block,
-        pages_per_level: a.pages_per_level,
-        pick_fraction: a.pick_fraction,
-        batches: a.batches,
-        seed: a.seed,
-        layout,
-        ..EmulateParams::default()
-    };
     let steps = emulate(&levels, &p).map_err(anyhow::Error::msg).context("wla-toy")?;
     println!(
         "\n§IV-B, pools of {} blocks x {} pages ({} layout), each policy picking {:.0}% as victims, {} pools per step:",
@@ -105,4 +108,20 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         100.0 * best
     );
     Ok(())
+}
+
+/// A toy model's error in the words of this command: its parameters by their option names
+/// (`pick_fraction` is `--pick-fraction`), without the model's internal prefix.
+fn flag_names(e: &str) -> String {
+    let e = e.trim_start_matches("emulate: ").trim_start_matches("analytic: ");
+    let e = e
+        .replace("pages_per_block", "--pages-per-block")
+        .replace("pages_per_level", "--pages-per-level")
+        .replace("pick_fraction", "--pick-fraction");
+    for (field, flag) in [("blocks ", "--blocks "), ("batches ", "--batches ")] {
+        if let Some(rest) = e.strip_prefix(field) {
+            return format!("{flag}{rest}");
+        }
+    }
+    e
 }

@@ -41,7 +41,7 @@ pub struct RunOptions {
     #[arg(long, value_parser = flashtail::interconnect::Interconnect::NAMES)]
     pub interconnect: Option<String>,
     /// Seed for preconditioning and randomised policies (same seed, same results).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = parse_u64)]
     pub seed: u64,
     /// Turn the integrity oracle off (faster, less memory; not recommended).
     #[arg(long)]
@@ -91,7 +91,7 @@ pub struct InputArgs {
     #[arg(long, requires = "gen", value_parser = parse_count)]
     pub gen_count: Option<u64>,
     /// Seed of the generated workload (default: the preset's).
-    #[arg(long, requires = "gen")]
+    #[arg(long, requires = "gen", value_parser = parse_u64)]
     pub gen_seed: Option<u64>,
 }
 
@@ -102,6 +102,30 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
         Ok(n) if n < 1 => Err(format!("must be at least 1 request, got {n} (0 would make an empty workload)")),
         _ => Err(format!("'{s}' is not a request count (a whole number from 1 to {})", u64::MAX)),
     }
+}
+
+/// A whole number from 0 to `max` (`--seed`, `--reorder-window`, ...): clap's own integer
+/// parser answered `-1`, `1e3` or `x` with only "invalid digit found in string".
+fn whole(s: &str, max: u128) -> Result<u128, String> {
+    match s.trim().parse::<u128>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(format!("'{s}' is not a whole number from 0 to {max}")),
+    }
+}
+
+/// [`whole`] for a `u64` option.
+pub fn parse_u64(s: &str) -> Result<u64, String> {
+    whole(s, u64::MAX.into()).map(|n| n as u64)
+}
+
+/// [`whole`] for a `u32` option.
+pub fn parse_u32(s: &str) -> Result<u32, String> {
+    whole(s, u32::MAX.into()).map(|n| n as u32)
+}
+
+/// [`whole`] for a `usize` option.
+pub fn parse_usize(s: &str) -> Result<usize, String> {
+    whole(s, usize::MAX as u128).map(|n| n as usize)
 }
 
 /// A comma-separated scheme list (`--schemes` of `compare` and `bench`) has no empty name:

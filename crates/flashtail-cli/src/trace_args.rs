@@ -32,7 +32,7 @@ pub struct TraceParseArgs {
     #[arg(long, value_parser = parse_time_unit)]
     pub time_unit: Option<f64>,
     /// Requests held to repair local timestamp disorder (0 disables).
-    #[arg(long, default_value_t = 4096)]
+    #[arg(long, default_value_t = 4096, value_parser = crate::sim_args::parse_usize)]
     pub reorder_window: usize,
     /// blkparse event taken as the request: Q (queued, default), G (got request), I
     /// (inserted), D (issued) or C (completed).
@@ -122,27 +122,49 @@ fn parse_blk_event(s: &str) -> Result<String, String> {
     trace::formats::blkparse::check_event(s)
 }
 
-/// One warning line when the trace's arrival times are too coarse to tell requests apart
-/// (the reader's `coarse_timestamps` note), for run, compare and `trace stats`.
-pub fn coarse_time_warning<'a>(
-    notes: impl IntoIterator<Item = (&'a str, &'a str)>,
-) -> Option<String> {
+/// The warnings a trace's notes call for, one line each, for run, compare and `trace stats`:
+/// arrival times too coarse to tell requests apart (the reader's `coarse_timestamps` note),
+/// `--volume` ids with no requests in the trace (`volumes_without_requests`), and requests
+/// `--no-wrap` dropped (`replay_beyond_capacity`: the run covers only the rest of the trace).
+pub fn trace_warnings<'a>(notes: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<String> {
     let mut file = "the trace";
-    let mut why = None;
+    let mut coarse = None;
+    let mut missing = None;
+    let (mut dropped, mut replayed, mut capacity) = (0u64, 0u64, None);
     for (k, v) in notes {
         match k {
             "trace" => file = v,
-            "coarse_timestamps" => why = Some(v),
+            "coarse_timestamps" => coarse = Some(v),
+            "volumes_without_requests" => missing = Some(v),
+            "replay_beyond_capacity" => dropped = v.parse().unwrap_or(0),
+            "replay_requests" => replayed = v.parse().unwrap_or(0),
+            "logical_capacity_bytes" => capacity = Some(v),
             _ => {}
         }
     }
-    why.map(|w| {
-        format!(
+    let mut out = Vec::new();
+    if let Some(w) = coarse {
+        out.push(format!(
             "warning: {file}: coarse arrival times: {w}; such requests arrive together, so \
              queueing dominates their latency (no replay option spreads them; --time-scale only \
              stretches the gaps between distinct times)"
-        )
-    })
+        ));
+    }
+    if let Some(m) = missing {
+        let (noun, verb) = if m.contains(',') { ("volumes", "have") } else { ("volume", "has") };
+        out.push(format!(
+            "warning: {file}: {noun} {m} of --volume {verb} no requests in this trace (a typo?); only the other listed volumes were replayed"
+        ));
+    }
+    if dropped > 0 {
+        let of = dropped + replayed;
+        let cap = capacity.map_or(String::new(), |c| format!(" ({c} bytes)"));
+        out.push(format!(
+            "warning: {file}: --no-wrap dropped {dropped} of {of} requests ({:.1} %) that reach beyond the logical capacity{cap}; the results cover the other {replayed} only",
+            100.0 * dropped as f64 / of as f64
+        ));
+    }
+    out
 }
 
 fn parse_on_error(s: &str) -> Result<OnError, String> {
@@ -170,6 +192,10 @@ fn parse_volume(s: &str) -> Result<VolumeSelect, String> {
                 .parse()
                 .map_err(|_| format!("'{part}' is not a volume id"))?,
         };
+        // With --volume-stride the list's order places the volumes: a repeat is a typo.
+        if ids.contains(&id) {
+            return Err(format!("volume '{part}' is listed twice"));
+        }
         ids.push(id);
     }
     Ok(VolumeSelect::Only(ids))
@@ -279,6 +305,8 @@ mod tests {
             parse_volume("8:16,3"),
             Ok(VolumeSelect::Only(vec![(8 << 20) | 16, 3]))
         );
+        assert_eq!(parse_volume("0,0"), Err("volume '0' is listed twice".to_string()));
+        assert_eq!(parse_volume("8:16,8:16"), Err("volume '8:16' is listed twice".to_string()));
         assert_eq!(parse_time_unit("ms"), Ok(1e6));
         assert!(parse_time_unit("-1").is_err());
         assert_eq!(parse_blk_event("c"), Ok("C".to_string()));

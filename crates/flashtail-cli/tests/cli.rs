@@ -648,7 +648,7 @@ fn wla_toy_gives_the_paper_model_and_a_correct_emulation() {
     let gain: f64 = five.split_whitespace().nth(3).and_then(|g| g.trim_end_matches('%').parse().ok()).expect("gain");
     assert!(gain > 0.0 && gain < 20.0, "{five}");
     fails(&["wla-toy", "--blocks", "0"], &["blocks"]);
-    fails(&["wla-toy", "--pages-per-block", "100"], &["pages_per_block"]);
+    fails(&["wla-toy", "--pages-per-block", "100"], &["wla-toy: --pages-per-block (100) must be a multiple of bits x --pages-per-level"]);
     fails(&["wla-toy", "--layout", "sideways"], &["layout"]);
 }
 

@@ -138,18 +138,27 @@ fn single_fails<T: DeserializeOwned>(start: &toml::Value, ov: &str) -> bool {
 }
 
 fn set_path(node: &mut toml::Value, parts: &[&str], value: toml::Value, key: &str) -> Result<(), String> {
-    let table = node.as_table_mut().ok_or_else(|| format!("override '{key}': not a section"))?;
-    let (head, rest) = parts.split_first().ok_or_else(|| format!("override '{key}': empty key"))?;
-    if rest.is_empty() {
-        if !table.contains_key(*head) && !allowed_new_key(head) {
-            let known: Vec<&String> = table.keys().collect();
-            return Err(format!("override '{key}': unknown key '{head}' (known here: {known:?})"));
+    let mut node = node;
+    for (i, head) in parts.iter().enumerate() {
+        let Some(table) = node.as_table_mut() else {
+            // `geometry.channels.x`: say which part is a setting (it read "not a section").
+            let setting = parts[..i].join(".");
+            return Err(format!("override '{key}': '{setting}' is a setting, not a section"));
+        };
+        if head.is_empty() {
+            return Err(format!("override '{key}': empty key part (a doubled, leading or trailing '.'?)"));
         }
-        table.insert(head.to_string(), value);
-        return Ok(());
+        if i + 1 == parts.len() {
+            if !table.contains_key(*head) && !allowed_new_key(head) {
+                let known: Vec<&String> = table.keys().collect();
+                return Err(format!("override '{key}': unknown key '{head}' (known here: {known:?})"));
+            }
+            table.insert(head.to_string(), value);
+            return Ok(());
+        }
+        node = table.get_mut(*head).ok_or_else(|| format!("override '{key}': unknown section '{head}'"))?;
     }
-    let child = table.get_mut(*head).ok_or_else(|| format!("override '{key}': unknown section '{head}'"))?;
-    set_path(child, rest, value, key)
+    Err(format!("override '{key}': empty key"))
 }
 
 /// Optional keys that may be absent from a serialized config yet are valid to set.
@@ -174,6 +183,13 @@ mod tests {
         assert!(e.contains("override 'timing.erase_ns=fast' rejected"), "{e}");
         let e = apply(&d, &["nonsense".into()]).unwrap_err();
         assert!(e.contains("key=value"), "{e}");
+        // A path through a setting, and empty parts, say what is wrong with the key.
+        let e = apply(&d, &["geometry.channels.x=1".into()]).unwrap_err();
+        assert_eq!(e, "override 'geometry.channels.x': 'geometry.channels' is a setting, not a section");
+        for k in ["ftl..x=3", "=3", ".ftl.over_provisioning=0.3", "ftl.=1"] {
+            let e = apply(&d, &[k.to_string()]).unwrap_err();
+            assert!(e.ends_with("empty key part (a doubled, leading or trailing '.'?)"), "{k}: {e}");
+        }
     }
 
     /// A key the result does not keep is an error even through the generic `apply`: serde

@@ -38,6 +38,10 @@ fn one() -> u32 {
 /// The largest page [`Geometry::validate`] accepts, in bytes.
 pub const MAX_PAGE_SIZE: u32 = 1 << 20;
 
+/// The fewest blocks per plane [`Geometry::validate`] accepts: GC needs a reserve and two
+/// write frontiers beside the data.
+pub const MIN_BLOCKS_PER_PLANE: u32 = 8;
+
 /// A physical page split into its parts.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PageAddr {
@@ -49,19 +53,26 @@ pub struct PageAddr {
 impl Geometry {
     /// Check that the geometry is possible and fits the simulator's 32-bit page numbers.
     pub fn validate(&self) -> Result<(), String> {
+        // Each field's real minimum: "at least 1" for a page size or a block count of 0 sent
+        // the user on to a second error (a multiple of 512; at least 8 blocks).
         let fields = [
-            ("channels", self.channels),
-            ("chips_per_channel", self.chips_per_channel),
-            ("dies_per_chip", self.dies_per_chip),
-            ("planes_per_die", self.planes_per_die),
-            ("blocks_per_plane", self.blocks_per_plane),
-            ("pages_per_block", self.pages_per_block),
-            ("page_size", self.page_size),
-            ("pages_per_level", self.pages_per_level),
+            ("channels", self.channels, 1),
+            ("chips_per_channel", self.chips_per_channel, 1),
+            ("dies_per_chip", self.dies_per_chip, 1),
+            ("planes_per_die", self.planes_per_die, 1),
+            ("blocks_per_plane", self.blocks_per_plane, MIN_BLOCKS_PER_PLANE),
+            ("pages_per_block", self.pages_per_block, 1),
+            ("page_size", self.page_size, 512),
+            ("pages_per_level", self.pages_per_level, 1),
         ];
-        for (name, v) in fields {
+        for (name, v, min) in fields {
             if v == 0 {
-                return Err(format!("geometry.{name} must be at least 1"));
+                let why = match name {
+                    "blocks_per_plane" => " (GC needs them)",
+                    "page_size" => " (a multiple of 512 bytes)",
+                    _ => "",
+                };
+                return Err(format!("geometry.{name} must be at least {min}{why}, got 0"));
             }
         }
         if !(1..=4).contains(&self.bits_per_cell) {
@@ -84,9 +95,9 @@ impl Geometry {
         if self.page_size > MAX_PAGE_SIZE {
             return Err(format!("geometry.page_size must be at most {MAX_PAGE_SIZE} bytes (1 MiB), got {}", self.page_size));
         }
-        if self.blocks_per_plane < 8 {
+        if self.blocks_per_plane < MIN_BLOCKS_PER_PLANE {
             return Err(format!(
-                "geometry.blocks_per_plane = {} is too few for GC (need at least 8)",
+                "geometry.blocks_per_plane = {} is too few for GC (need at least {MIN_BLOCKS_PER_PLANE})",
                 self.blocks_per_plane
             ));
         }
@@ -219,6 +230,23 @@ mod tests {
             bits_per_cell: 1,
             pages_per_level: 1,
         }
+    }
+
+    /// A zero is reported with the field's real minimum (a page size of 0 said "at least 1",
+    /// and 1 was then refused as not a multiple of 512; 0 blocks likewise, then "at least 8").
+    #[test]
+    fn a_zero_field_names_its_real_minimum() {
+        let mut x = g();
+        x.page_size = 0;
+        assert_eq!(x.validate().unwrap_err(), "geometry.page_size must be at least 512 (a multiple of 512 bytes), got 0");
+        let mut x = g();
+        x.blocks_per_plane = 0;
+        assert_eq!(x.validate().unwrap_err(), "geometry.blocks_per_plane must be at least 8 (GC needs them), got 0");
+        x.blocks_per_plane = 7;
+        assert_eq!(x.validate().unwrap_err(), "geometry.blocks_per_plane = 7 is too few for GC (need at least 8)");
+        let mut x = g();
+        x.channels = 0;
+        assert_eq!(x.validate().unwrap_err(), "geometry.channels must be at least 1, got 0");
     }
 
     #[test]

@@ -45,7 +45,8 @@ pub fn trim(mut f: &[u8]) -> &[u8] {
     f
 }
 
-fn show(f: &[u8]) -> String {
+/// A field as messages quote it: at most 40 bytes, in quotes.
+pub(crate) fn show(f: &[u8]) -> String {
     let s = String::from_utf8_lossy(&f[..f.len().min(40)]);
     if f.len() > 40 {
         format!("'{s}...'")

@@ -53,6 +53,23 @@ impl LineReader {
         self.line_no + self.pending.len() as u64
     }
 
+    /// Reads on, discarding, up to `max` bytes or the end of the stream, for the error it may
+    /// hold: a decoder checks a compressed stream's checksum only at its end.
+    pub fn drain(&mut self, max: u64) -> io::Result<()> {
+        let mut left = max;
+        while left > 0 {
+            let n = match self.inner.fill_buf() {
+                Ok([]) => return Ok(()),
+                Ok(chunk) => chunk.len().min(usize::try_from(left).unwrap_or(usize::MAX)),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            self.inner.consume(n);
+            left -= n as u64;
+        }
+        Ok(())
+    }
+
     /// Advances to the next line; `Ok(false)` at the end of the stream.
     pub fn next_line(&mut self) -> io::Result<bool> {
         if let Some((l, over)) = self.pending.pop_front() {

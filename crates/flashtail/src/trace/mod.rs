@@ -129,13 +129,24 @@ pub fn reader_from(
             let head = lines
                 .peek_lines(detect::DETECT_LINES)
                 .map_err(|e| reader::read_error(name, compression, lines.lines_read(), e))?;
-            detect::detect(name, &head, &blk_event).ok_or_else(|| TraceError::Format {
-                file: name.to_string(),
-                message: format!(
-                    "cannot detect the trace format from the first {} lines; use --format ({})",
-                    head.len(),
-                    Format::help()
-                ),
+            detect::detect(name, &head, &blk_event).ok_or_else(|| {
+                // A line that nearly fits a format says what is wrong with it: one bad
+                // field in a one-line trace left detection with nothing to go on.
+                let near = match detect::near_miss(name, &head, &blk_event) {
+                    Some((line, f, e)) => {
+                        format!("; line {line} has the fields of the {f} format, but field {}: {}", e.field, e.message)
+                    }
+                    None => String::new(),
+                };
+                TraceError::Format {
+                    file: name.to_string(),
+                    message: format!(
+                        "cannot detect the trace format from the first {} line{}{near}; use --format ({})",
+                        head.len(),
+                        if head.len() == 1 { "" } else { "s" },
+                        Format::help()
+                    ),
+                }
             })?
         }
     };

@@ -27,6 +27,9 @@ pub const PREAMBLE_LINES: u64 = 64;
 const OTHER_IDS: usize = 16;
 /// More requests than this on one timestamp mark the trace's clock as coarse.
 pub const COARSE_SAME_TIMESTAMP: u64 = 1000;
+/// Decompressed bytes read past a malformed line of a compressed trace looking for the
+/// corruption that may explain it (gzip and zstd check their data only at the end).
+pub const CORRUPTION_LOOKAHEAD: u64 = 256 << 20;
 /// Whole-second timestamps with at least this many requests per distinct time on average
 /// (and at least `COARSE_SAME_TIMESTAMP` requests in all) also mark it coarse.
 pub const COARSE_MEAN_PER_TIME: u64 = 10;
@@ -122,6 +125,15 @@ impl TraceReader {
         }
     }
 
+    /// A volume id as `--volume` takes it.
+    fn show_volume(&self, v: u64) -> String {
+        match self.format {
+            // The ids these formats build from MAJOR,MINOR.
+            Format::Blkparse | Format::Fiu => format!("{}:{}", v >> 20, v & 0xF_FFFF),
+            _ => v.to_string(),
+        }
+    }
+
     pub fn format(&self) -> Format {
         self.format
     }
@@ -148,6 +160,31 @@ impl TraceReader {
             line: self.lines.line_no,
             field: e.field,
             message: e.message,
+        }
+    }
+
+    /// The error for a malformed record that stops the read. In a compressed trace, corrupt
+    /// data decodes to garbage lines before the decoder's checksum (at the end of the stream)
+    /// catches it, so a bad line there is first checked against the rest of the stream: the
+    /// corruption, not the line, is then the error to report.
+    fn stop_error(&mut self, e: FieldError) -> TraceError {
+        if self.compression == Compression::None {
+            return self.error(e);
+        }
+        // A stream that merely ends early (truncated) decodes correctly up to its end, so
+        // the line stays the error then.
+        match self.lines.drain(CORRUPTION_LOOKAHEAD) {
+            Err(io) if io.kind() != std::io::ErrorKind::UnexpectedEof => TraceError::Format {
+                file: self.name.clone(),
+                message: format!(
+                    "compressed ({}) data is corrupt: {io}; line {} does not parse (field {}: {}), most likely damage from it",
+                    self.compression.name(),
+                    self.lines.line_no,
+                    e.field,
+                    e.message
+                ),
+            },
+            _ => self.error(e),
         }
     }
 
@@ -261,7 +298,7 @@ impl TraceReader {
                     return Ok(None);
                 }
                 match self.on_error {
-                    OnError::Stop => return Err(self.error(e)),
+                    OnError::Stop => return Err(self.stop_error(e)),
                     OnError::Skip => {
                         *self.counters.bad.entry(e.field).or_insert(0) += 1;
                         self.note(format!("field {}: {}", e.field, e.message));
@@ -407,11 +444,7 @@ impl RequestSource for TraceReader {
         if c.requests > 0 {
             return None;
         }
-        let show = |v: u64| match self.format {
-            // The ids these formats build from MAJOR,MINOR, as --volume takes them.
-            Format::Blkparse | Format::Fiu => format!("{}:{}", v >> 20, v & 0xF_FFFF),
-            _ => v.to_string(),
-        };
+        let show = |v: u64| self.show_volume(v);
         if c.lines == 0 {
             return Some("the trace is empty (0 lines)".to_string());
         }
@@ -434,8 +467,9 @@ impl RequestSource for TraceReader {
             return Some(format!("no requests: all {} records have size 0", c.zero_size));
         }
         Some(format!(
-            "no requests: every line was skipped ({} lines; the counts below say why)",
-            c.lines
+            "no requests: every line was skipped ({} line{}; the counts below say why)",
+            c.lines,
+            if c.lines == 1 { "" } else { "s" }
         ))
     }
 
@@ -483,6 +517,14 @@ impl RequestSource for TraceReader {
             "other_volume_skipped".to_string(),
             c.other_volume.to_string(),
         ));
+        // A listed volume that never appeared is most likely a typo: the run replays the
+        // others only, so the CLI warns (with none at all, `empty_reason` says so instead).
+        if let VolumeSelect::Only(list) = &self.volume {
+            let missing: Vec<String> = list.iter().filter(|v| !self.vol_index.contains_key(v)).map(|v| self.show_volume(*v)).collect();
+            if !missing.is_empty() && c.requests > 0 {
+                v.push(("volumes_without_requests".to_string(), missing.join(", ")));
+            }
+        }
         if !c.sample.is_empty() {
             let s: Vec<String> = c.sample.iter().map(|(l, r)| format!("{l} ({r})")).collect();
             v.push(("skipped_lines".to_string(), s.join("; ")));
@@ -492,5 +534,61 @@ impl RequestSource for TraceReader {
             v.push(("coarse_timestamps".to_string(), why));
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{reader_from, TraceOptions};
+    use std::io::Write;
+
+    /// Drains a trace; the first error, if any.
+    fn first_error(name: &str, bytes: Vec<u8>) -> Option<String> {
+        let mut r = match reader_from(name, Box::new(std::io::Cursor::new(bytes)), &TraceOptions::default()) {
+            Ok(r) => r,
+            Err(e) => return Some(e.to_string()),
+        };
+        loop {
+            match r.next_request() {
+                Ok(Some(_)) => {}
+                Ok(None) => return None,
+                Err(e) => return Some(e.to_string()),
+            }
+        }
+    }
+
+    /// A corrupt gzip stream decodes to garbage before its checksum (at the end) catches it:
+    /// the stop on the garbage line reports the corruption (it said only "corrupt.csv.gz:27:
+    /// field line: expected 7 fields ..., found 8"). A line that is bad in a sound stream is
+    /// still that line's error.
+    #[test]
+    fn a_bad_line_in_a_corrupt_compressed_stream_reports_the_corruption() {
+        // Lines 1-2, then enough good lines that the checksum is read well after line 2 (the
+        // reader buffers 256 KiB of decoded text).
+        let mut text = String::from(
+            "128166385295514663,hm,0,Write,9056014336,4096,2833\n\
+             128166385295514664,hm,0,Wri981rite,1023466656,4096,9872560,959\n",
+        );
+        for i in 0..10_000u64 {
+            text.push_str(&format!("{},hm,0,Read,9056014336,4096,2833\n", 128166385295514665 + i));
+        }
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(text.as_bytes()).unwrap();
+        let sound = e.finish().unwrap();
+        assert_eq!(
+            first_error("t.csv.gz", sound.clone()).unwrap(),
+            "t.csv.gz:2: field line: expected 7 fields (Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime), found 8"
+        );
+        // The gzip trailer is CRC-32 then length: a wrong CRC is what corruption looks like.
+        let mut corrupt = sound;
+        let crc = corrupt.len() - 8;
+        corrupt[crc] ^= 0xff;
+        assert_eq!(
+            first_error("t.csv.gz", corrupt).unwrap(),
+            "t.csv.gz: compressed (gzip) data is corrupt: corrupt gzip stream does not have a matching checksum; \
+             line 2 does not parse (field line: expected 7 fields (Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime), found 8), \
+             most likely damage from it"
+        );
     }
 }

@@ -54,19 +54,32 @@ fn without_range(rest: &[&[u8]], n: usize) -> bool {
     n <= 10 && !rest.is_empty() && rest.iter().all(bracketed)
 }
 
+/// The error for a line with fewer fields than an event has.
+fn short_line(n: usize) -> FieldError {
+    FieldError::new("line", format!("expected 'dev cpu seq time pid action rwbs ...', found {n} fields"))
+}
+
 impl LineParser for Blkparse {
     fn parse(&self, line: &[u8]) -> Result<Parsed, FieldError> {
         let mut f: [&[u8]; 10] = [&[]; 10];
         let n = fields(split_ws(line), &mut f);
         let Some((major, minor)) = (if n > 0 { device(f[0]) } else { None }) else {
-            // Summary sections ("CPU0 (8,16):", "Total ...", "Reads Queued: ...").
-            return Ok(Parsed::NotRequest("blkparse summary line"));
+            // Summary sections ("CPU0 (8,16):", "Total ...", "Reads Queued: ...") start with
+            // a word. Anything else is a record with a damaged device, or not blkparse at all
+            // (a wrong --format): skipping it as a summary line dropped every line of an MSR
+            // trace without an error.
+            if n == 0 || f[0].first().is_some_and(u8::is_ascii_alphabetic) {
+                return Ok(Parsed::NotRequest("blkparse summary line"));
+            }
+            // A line of another shape is a wrong field count, as in the other formats (and
+            // for detection no near miss); only an event-sized line blames its device.
+            if n < 7 {
+                return Err(short_line(n));
+            }
+            return Err(FieldError::new("device", format!("expected MAJOR,MINOR (e.g. 8,16), found {}", super::super::fields::show(f[0]))));
         };
         if n < 7 {
-            return Err(FieldError::new(
-                "line",
-                format!("expected 'dev cpu seq time pid action rwbs ...', found {n} fields"),
-            ));
+            return Err(short_line(n));
         }
         if f[5] != self.event.as_bytes() {
             return Ok(Parsed::NotRequest("other blkparse event"));
@@ -134,6 +147,22 @@ mod tests {
         );
         let fl = q.parse(b"  8,16   2    5     9.3  16766  Q  FWS [flush-8:16]");
         assert_eq!(fl, Ok(Parsed::NotRequest("flush or barrier without data")));
+    }
+
+    /// Only a line that starts with a word is a summary line: a line of another format
+    /// (`--format blkparse` on an MSR trace) is a wrong field count, and an event with a
+    /// damaged device an error naming the device field (every line of an MSR trace was
+    /// skipped as a summary line, silently under `--on-error stop`).
+    #[test]
+    fn a_line_without_a_device_is_an_error_unless_it_is_a_summary_line() {
+        let q = Blkparse { event: "Q".into() };
+        for summary in [&b" Reads Queued:           0,        0KiB"[..], b"Throughput (R/W): 0KiB/s / 1KiB/s", b"Events (8,16): 366 entries", b"Total (sdb):"] {
+            assert_eq!(q.parse(summary), Ok(Parsed::NotRequest("blkparse summary line")), "{}", String::from_utf8_lossy(summary));
+        }
+        let e = q.parse(b"128166385295514663,hm,0,Write,9056014336,2048,2833").unwrap_err();
+        assert_eq!(e, FieldError::new("line", "expected 'dev cpu seq time pid action rwbs ...', found 1 fields"));
+        let e = q.parse(b"  8;16   5        2     0.000001850 18615  Q   R 1444645666 + 256 [java]").unwrap_err();
+        assert_eq!(e, FieldError::new("device", "expected MAJOR,MINOR (e.g. 8,16), found '8;16'"));
     }
 
     #[test]

@@ -92,6 +92,12 @@ pub fn emulate(levels: &ToyLevels, p: &EmulateParams) -> Result<Vec<EmulateStep>
     Ok(p.steps_pct.par_iter().map(|&pct| ctx.step(pct)).collect())
 }
 
+/// Checks `p` as [`emulate`] does, without running it (so a caller can refuse bad
+/// parameters before it prints anything).
+pub fn check(levels: &ToyLevels, p: &EmulateParams) -> Result<(), String> {
+    Ctx::new(levels, p).map(|_| ())
+}
+
 /// The seed of one (valid %, batch) pool.
 fn pool_seed(seed: u64, pct: u32, batch: u32) -> u64 {
     splitmix64(splitmix64(splitmix64(seed) ^ u64::from(pct)) ^ u64::from(batch))

@@ -66,7 +66,7 @@ mod emulate;
 mod sampling;
 
 pub use analytic::{analytic, Analytic, FillStep};
-pub use emulate::{emulate, EmulateParams, EmulateStep, ValidLayout};
+pub use emulate::{check as check_emulate, emulate, EmulateParams, EmulateStep, ValidLayout};
 
 /// Most levels per cell the model supports (QLC).
 pub const MAX_LEVELS: usize = 4;
