@@ -70,6 +70,7 @@ fuzz_target!(|data: &[u8]| {
         seed: 1,
         oracle: true,
         latency: Default::default(),
+        power_loss_every: 0,
     };
     let _ = flashtail::runner::run_one(&spec, &mut VecSource::new(reqs), None);
 });

@@ -286,8 +286,8 @@ impl<S: RequestSource> RequestSource for Replay<S> {
         let mut v = self.src.summary();
         let o = &self.opts;
         let c = &self.counters;
-        let win = |x: Option<f64>| x.map_or("-".to_string(), |s| format!("{s}"));
-        v.push(("replay_time_scale".into(), format!("{}", o.time_scale)));
+        let win = |x: Option<f64>| x.map_or("-".to_string(), short);
+        v.push(("replay_time_scale".into(), short(o.time_scale)));
         v.push((
             "replay_window_s".into(),
             format!("{}:{}", win(o.start_s), win(o.end_s)),
@@ -334,5 +334,26 @@ impl<S: RequestSource> RequestSource for Replay<S> {
         }
         v.push(("replay_requests".into(), c.emitted.to_string()));
         v
+    }
+}
+
+/// A replay option as the notes print it: plainly in the usual range, in scientific notation
+/// beyond it (`--time-scale 1e300` printed 301 digits).
+fn short(x: f64) -> String {
+    if x == 0.0 || (1e-6..1e15).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn notes_print_extreme_scales_briefly() {
+        assert_eq!(super::short(2.0), "2");
+        assert_eq!(super::short(0.25), "0.25");
+        assert_eq!(super::short(1e300), "1e300");
+        assert_eq!(super::short(1e-9), "1e-9");
     }
 }
