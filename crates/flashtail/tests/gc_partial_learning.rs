@@ -241,8 +241,8 @@ fn expected_action(row: &[f64]) -> f64 {
 /// apart, sparse ones 83-249 ms apart. Lazy-RTGC's 2 copies per write fall behind, and its
 /// intensive 7-copy tasks queue up in the dense phases. The agent (default: ε-greedy) is
 /// trained on 100 000 requests, then replays a fresh 50 000 with its table. Measured
-/// (seed 1): write p99 / p99.9 / p99.99 7.2 / 12.0 / 14.7 ms vs Lazy-RTGC's 36.5 / 120.5 /
-/// 178.2 ms; intensive entries 3 vs 85; erases 3427 vs 3194. Seeds 2-4: p99.99 0.09-0.26×.
+/// (seed 1, 24 Nov 2026): write p99 / p99.9 / p99.99 7.5 / 13.6 / 27.6 ms vs Lazy-RTGC's
+/// 27.4 / 94.5 / 131.6 ms; intensive entries 7 vs 86; erases 3420 vs 3196.
 ///
 /// Where the gain comes from (docs/rlgc.md): the reward cannot tell task sizes apart after
 /// a long gap (every size earns the same), so there the greedy choice is whichever Q-value
