@@ -254,6 +254,11 @@ impl Content {
         l.iter().filter(outside).find(|&&q| valid(q)).or_else(|| l.iter().find(outside)).copied()
     }
 
+    /// Every listed copy of content `c` (a power-loss audit looks for one that survives).
+    pub fn copies(&self, c: u32) -> &[u32] {
+        &self.known[c as usize]
+    }
+
     /// A copy to read content `c` from: the first listed page (the list is never empty while
     /// `c` has sharers).
     #[inline]

@@ -84,6 +84,11 @@ impl Oracle {
         }
     }
 
+    /// Does page `ppn` hold the content of `lpn`'s newest write (known content only)?
+    pub fn holds_newest_content(&self, lpn: u32, ppn: u32) -> bool {
+        self.content_on() && self.lpn_content[lpn as usize] != 0 && self.page_content[ppn as usize] == self.lpn_content[lpn as usize]
+    }
+
     /// Page `ppn` is about to serve `lpn` as holding content `c` (DAGC revalidation).
     pub fn check_page_content(&mut self, lpn: u32, ppn: u32, c: u32, what: &str, now: u64) {
         if !self.content_on() {

@@ -13,7 +13,12 @@
 //! - the rest of controller DRAM is lost, mapping table included: recovery rebuilds the
 //!   mapping by scanning the spare areas and keeping each logical page's newest version;
 //! - capacitor-backed memory survives: ttFlash's stripe buffer (FAST'17 §4.4) holds its dirty
-//!   pages and the flushed pages whose programs have not finished.
+//!   pages and the flushed pages whose programs have not finished; the content-aware schemes'
+//!   tables (spec 04, SplitGC §3.3: flushed by supercapacitor) keep each logical page mapped
+//!   to a content instead of a page (SplitGC's deferred pages, CAGC's shared ones), which
+//!   recovery reads from any listed copy of that content whose program finished and whose
+//!   block's erase was not issued (these schemes are audited with protection only: the
+//!   supercapacitor is the protection).
 //!
 //! The promise: a write request the host saw complete is durable. So after recovery each
 //! logical page must hold the version of its newest acknowledged write or a newer one (a
@@ -22,9 +27,9 @@
 //! integrity violation, reported like a stale read. Audits change nothing in the run.
 //!
 //! Does not model: recovery time, power loss *ending* the run (the run goes on as if power
-//! had held), the content-aware schemes' capacitor-flushed dedup tables (SplitGC, CAGC, DAGC
-//! are refused), and the DRAM write buffer without ttFlash's flush (refused: its writes get
-//! their versions only when flushed, after the host saw them complete).
+//! had held), the time or flash footprint of flushing the content-aware schemes' tables, and
+//! the DRAM write buffer without ttFlash's flush (refused: its writes get their versions only
+//! when flushed, after the host saw them complete).
 
 /// The host's view: the newest acknowledged version of each logical page.
 #[derive(Clone, Debug)]
@@ -39,6 +44,9 @@ pub struct Durability {
     /// Summed over the audits: logical pages whose newest (unacknowledged) write would not
     /// have survived. Allowed; reported to show the audits met writes in flight.
     pub unacked_lost: u64,
+    /// Summed over the audits: logical pages recovered from a copy of their content instead
+    /// of their own page (content-aware schemes). Reported to show the audits met them.
+    pub shared_recovered: u64,
 }
 
 /// What one audit found wrong (at most a few are described; `Oracle` counts them).
@@ -54,7 +62,7 @@ impl Durability {
     /// Start from the device as built: every version on it (`newest`, preconditioned data)
     /// counts as acknowledged.
     pub fn new(newest: Vec<u32>) -> Durability {
-        Durability { acked: newest, pending: Vec::new(), audits: 0, unacked_lost: 0 }
+        Durability { acked: newest, pending: Vec::new(), audits: 0, unacked_lost: 0, shared_recovered: 0 }
     }
 
     /// Request `slot`'s write of `lpn` was given version `v`.

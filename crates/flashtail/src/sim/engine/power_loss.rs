@@ -3,7 +3,9 @@
 //! with power-loss protection (`ftl.power_loss_protection`, the default) also the host
 //! writes whose programs are under way, which the capacitors let the controller finish; and
 //! ttFlash's capacitor-backed stripe buffer (its dirty pages, and the flushed pages it keeps
-//! until their programs finish).
+//! until their programs finish); and the content-aware schemes' tables, which spec 04 has
+//! flushed by supercapacitor: a logical page mapped to a content instead of a page (SplitGC's
+//! deferred pages, CAGC's shared ones) is recovered from any listed copy of it that survives.
 //!
 //! Does not do: the promise (acknowledged versions, `sim::power_loss::Durability`), or any
 //! change to the run: an audit only reads the engine's state.
@@ -11,7 +13,9 @@
 use super::Simulation;
 use crate::scheduler::txn::NO_REQ;
 use crate::sim::power_loss::Durability;
-use crate::units::BlockId;
+use crate::ftl::content::VIRT;
+use crate::ftl::mapping::NONE;
+use crate::units::{BlockId, Ppn};
 
 /// Losses described per audit (all are counted).
 const DESCRIBED: usize = 3;
@@ -26,10 +30,10 @@ impl Simulation {
         if !self.oracle.enabled {
             return Err("power-loss audits check versions, which only the integrity oracle keeps: turn the oracle on".into());
         }
-        if self.content.is_some() {
+        if self.content.is_some() && !self.dev.ftl.power_loss_protected() {
             return Err(format!(
-                "scheme '{}': power-loss audits do not cover the content-aware schemes (their dedup tables are flushed by \
-                 capacitor, which is not modelled)",
+                "scheme '{}': the content-aware schemes' tables are flushed by supercapacitor at a power loss (spec 04), \
+                 which a device without power-loss protection does not have: audit it with ftl.power_loss_protection on",
                 self.scheme_name
             ));
         }
@@ -88,6 +92,26 @@ impl Simulation {
                 if lpn < logical {
                     let r = &mut recovered[lpn as usize];
                     *r = (*r).max(self.oracle.page(p));
+                }
+            }
+        }
+        // SplitGC §3.3 and spec 04: the secondary table and the virtual map entries are
+        // flushed by supercapacitor, so a page mapped to content `c` comes back with its
+        // newest write if a listed copy of `c` survives (its program finished, its block's
+        // erase not issued) and holds that write's content.
+        if let Some(ct) = &self.ftl.content {
+            for lpn in 0..logical {
+                let e = self.ftl.l2p[lpn as usize];
+                if e < VIRT || e == NONE {
+                    continue;
+                }
+                let survives = ct.copies(e & !VIRT).iter().any(|&p| {
+                    !erasing.contains(&geo.block_of(Ppn(p))) && blocks.is_programmed(geo, Ppn(p)) && self.oracle.holds_newest_content(lpn, p)
+                });
+                if survives {
+                    d.shared_recovered += 1;
+                    let r = &mut recovered[lpn as usize];
+                    *r = (*r).max(self.oracle.newest(lpn));
                 }
             }
         }

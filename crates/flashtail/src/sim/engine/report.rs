@@ -60,6 +60,9 @@ impl Simulation {
         if let Some(d) = &self.durable {
             extra.insert("power_loss_audits".into(), d.audits);
             extra.insert("power_loss_unacked_pages".into(), d.unacked_lost);
+            if self.content.is_some() {
+                extra.insert("power_loss_shared_pages".into(), d.shared_recovered);
+            }
         }
         if let Some(fb) = &self.flush {
             extra.insert("flush_stripes".into(), fb.flushes);
