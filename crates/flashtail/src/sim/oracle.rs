@@ -78,8 +78,8 @@ impl Oracle {
             return;
         }
         self.checked += 1;
-        let (got, want) = (self.page_content[ppn as usize], self.lpn_content[lpn as usize]);
-        if got != want || want == 0 {
+        if !self.holds_newest_content(lpn, ppn) {
+            let (got, want) = (self.page_content[ppn as usize], self.lpn_content[lpn as usize]);
             self.violation(format_args!("t={now}ns {what} of LPN {lpn} from page {ppn}: content {got}, newest write has content {want}"));
         }
     }

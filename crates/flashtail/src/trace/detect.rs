@@ -13,14 +13,15 @@ use super::record::{LineParser, Parsed};
 /// Lines read ahead for detection.
 pub const DETECT_LINES: usize = 64;
 
+/// The file name, lower case, without a compression suffix: its extension names the format.
+fn stem(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    lower.trim_end_matches(".gz").trim_end_matches(".bz2").trim_end_matches(".zst").to_string()
+}
+
 /// The best format for `lines`, or `None` when no format parses any of them.
 pub fn detect(name: &str, lines: &[Vec<u8>], blk_event: &str) -> Option<Format> {
-    let lower = name.to_ascii_lowercase();
-    let stem = lower
-        .trim_end_matches(".gz")
-        .trim_end_matches(".bz2")
-        .trim_end_matches(".zst")
-        .to_string();
+    let stem = stem(name);
     let tabs = lines.iter().any(|l| l.contains(&b'\t'));
     let fractional_times = lines.iter().any(|l| l.split(|c| c.is_ascii_whitespace()).find(|w| !w.is_empty()).is_some_and(|w| w.contains(&b'.')));
     let mut best: Option<(u64, Format)> = None;
@@ -63,8 +64,7 @@ pub fn detect(name: &str, lines: &[Vec<u8>], blk_event: &str) -> Option<Format> 
 /// 2). Formats named by the file's extension are asked first. The 1-based line number, the
 /// format and the field error; `None` when no line has the shape of any format.
 pub fn near_miss(name: &str, lines: &[Vec<u8>], blk_event: &str) -> Option<(usize, Format, FieldError)> {
-    let lower = name.to_ascii_lowercase();
-    let stem = lower.trim_end_matches(".gz").trim_end_matches(".bz2").trim_end_matches(".zst");
+    let stem = stem(name);
     let ext = stem.rsplit_once('.').map_or("", |(_, e)| e);
     let mut order: Vec<Format> = Format::ALL.iter().copied().filter(|f| f.name() == ext).collect();
     order.extend(Format::ALL.iter().copied().filter(|f| f.name() != ext));
