@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The regression set for changes that must not move any result (performance work): run the
-# same 25 reports and the default `compare` with two binaries and require byte-identical
+# same 27 reports and the default `compare` with two binaries and require byte-identical
 # output. Reports are written with --no-cost, so host timings do not differ.
 #
 # Usage: scripts/refcheck.sh OLD_BIN NEW_BIN [WORKDIR]
@@ -50,6 +50,10 @@ regression_set() {
     run dyn --device bench-ref --gen bench-ref --gen-count 60000 --scheme base --set ftl.allocation=dynamic
     run mlc --device bench-ref --gen bench-ref --gen-count 60000 --scheme base --set geometry.bits_per_cell=2 \
         --set 'timing.read_ns=[50000,70000]' --set 'timing.program_ns=[500000,1500000]'
+    # SplitGC's scrub (page reads, Bloom filter, block groups), which the default job's short
+    # run barely reaches: the webmail workload covers hours of device time.
+    run sg-webmail --device dtrs-demo --gen splitgc-webmail --gen-count 2000 --scheme splitgc
+    run sg-checkall --device dtrs-demo --gen splitgc-webmail --gen-count 1000 --scheme splitgc:check_all=true,groups=4,period_ms=2000
     "$bin" compare --no-cost --out "$out/compare" >"$out/compare.out" 2>&1 || echo compare >>"$out/fail"
 }
 

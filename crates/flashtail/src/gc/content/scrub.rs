@@ -27,11 +27,16 @@ pub struct Scrub {
     cursor: Vec<Option<(u32, u32)>>,
     planes_left: u32,
     blocks_per_plane: u32,
+    /// The running pass's group, as a block range within a plane (`range(group)`), and the
+    /// range its cursors cover (all blocks with `check_all`): computed once per pass, not
+    /// with two divisions per page read.
+    fingerprinted: (u32, u32),
+    covered: (u32, u32),
 }
 
 impl Scrub {
     pub fn new(planes: u32, blocks_per_plane: u32, groups: u32, check_all: bool) -> Scrub {
-        Scrub { groups: groups.clamp(1, blocks_per_plane.max(1)), check_all, group: 0, passes: 0, active: false, cursor: vec![None; planes as usize], planes_left: 0, blocks_per_plane }
+        Scrub { groups: groups.clamp(1, blocks_per_plane.max(1)), check_all, group: 0, passes: 0, active: false, cursor: vec![None; planes as usize], planes_left: 0, blocks_per_plane, fingerprinted: (0, 0), covered: (0, 0) }
     }
 
     /// Group of the `i`-th block of a plane.
@@ -48,9 +53,10 @@ impl Scrub {
 
     /// Start a pass over every plane.
     pub fn start(&mut self) {
-        let first = if self.check_all { 0 } else { self.range(self.group).0 };
+        self.fingerprinted = self.range(self.group);
+        self.covered = if self.check_all { (0, self.blocks_per_plane) } else { self.fingerprinted };
         for c in &mut self.cursor {
-            *c = Some((first, 0));
+            *c = Some((self.covered.0, 0));
         }
         self.planes_left = self.cursor.len() as u32;
         self.active = true;
@@ -60,7 +66,7 @@ impl Scrub {
     /// the plane is done with the pass (the pass ends when every plane is).
     pub fn next_page(&mut self, ftl: &Ftl, plane: PlaneId) -> Option<(Ppn, bool)> {
         let (mut bi, mut page) = self.cursor[plane.idx()]?;
-        let end = if self.check_all { self.blocks_per_plane } else { self.range(self.group).1 };
+        let end = self.covered.1;
         let first_block = ftl.geo.first_block(plane).0;
         while bi < end {
             let b = BlockId(first_block + bi);
@@ -70,7 +76,9 @@ impl Scrub {
                     page = ftl.blocks.locate(p).1 + 1;
                     if ftl.blocks.is_programmed(&ftl.geo, p) {
                         self.cursor[plane.idx()] = Some((bi, page));
-                        return Some((p, self.group_of(bi) == self.group));
+                        let (a, z) = self.fingerprinted;
+                        debug_assert_eq!((a..z).contains(&bi), self.group_of(bi) == self.group);
+                        return Some((p, (a..z).contains(&bi)));
                     }
                 }
             }

@@ -39,7 +39,10 @@ impl Simulation {
         if self.channel_in_gc(ch) {
             // Not idle time (module doc): wait for the channel's GC to end.
             if (first..first + n).any(|p| self.has_background_work(PlaneId(p))) {
-                self.cw().held_back[u as usize] = true;
+                let w = self.cw();
+                if !std::mem::replace(&mut w.held_back[u as usize], true) {
+                    w.held_back_on[ch] += 1;
+                }
                 self.cw().add(Ctr::BackgroundHeldForGc, 1);
             }
             return None;
@@ -103,11 +106,10 @@ impl Simulation {
     /// A plane of channel `ch` has foreground GC granted (not `GcMode::Background`, which
     /// itself waits for idle units).
     pub(super) fn channel_in_gc(&self, ch: usize) -> bool {
-        let w = self.content.as_ref().expect("content");
-        w.channel_units[ch].iter().any(|&u| {
-            let unit = &self.units[u as usize];
-            (unit.first_plane..unit.first_plane + unit.num_planes).any(|p| self.gc[p as usize].foreground())
-        })
+        // Planes are numbered channel-major, so a channel's planes (those of its units) are
+        // one slice of the GC table: checked on every completion, without the units.
+        let n = self.ftl.geo.planes_per_channel() as usize;
+        self.gc[ch * n..(ch + 1) * n].iter().any(|g| g.foreground())
     }
 
     /// Plane `plane` has a deferred write queued or scrub reads left in the current pass
@@ -124,9 +126,10 @@ impl Simulation {
     pub(in crate::sim::engine) fn content_channel_check(&mut self, u: u32) {
         let ch = self.units[u as usize].channel.idx();
         let w = self.content.as_ref().expect("content");
-        if !w.channel_units[ch].iter().any(|&v| w.held_back[v as usize]) || self.channel_in_gc(ch) {
+        if w.held_back_on[ch] == 0 || self.channel_in_gc(ch) {
             return;
         }
+        self.cw().held_back_on[ch] = 0;
         for k in 0..self.cw().channel_units[ch].len() {
             let v = self.cw().channel_units[ch][k];
             if std::mem::take(&mut self.cw().held_back[v as usize]) && self.units[v as usize].running == crate::scheduler::unit::IDLE {
@@ -173,6 +176,14 @@ impl Simulation {
         match s.next_page(&self.ftl, plane) {
             Some((p, fp)) => {
                 let c = self.ftl.content.as_ref().expect("content").page[p.idx()];
+                if fp {
+                    let f = self.scrub_fingerprint(p.0, c);
+                    let w = self.content.as_mut().expect("content");
+                    let bloom = w.bloom.as_ref().expect("splitgc");
+                    let probe = bloom.probe(f);
+                    bloom.prefetch(&probe);
+                    w.scrub_probe[plane.idx()] = Some(probe);
+                }
                 let t = self.new_txn(TxnKind::Fingerprint, plane, NONE, p.0, NO_REQ);
                 let x = &mut self.txns[t as usize];
                 x.internal = true;
@@ -206,13 +217,19 @@ impl Simulation {
         w.add(Ctr::ScrubPagesFingerprinted, 1);
         w.add(Ctr::ScrubFingerprintNs, fp_ns);
         w.add(Ctr::ScrubControllerNs, fp_ns);
+        debug_assert_eq!(self.ftl.content.as_ref().expect("content").page[p as usize], c, "a page changed while being scrubbed");
+        // The probe was made when the read was issued (`scrub_read`): the read holds its
+        // plane's unit, so neither the page's content nor its block's erase count (which make
+        // the fingerprint) can change before it finishes, and no other scrub read of the
+        // plane can start.
+        let plane = self.ftl.blocks.plane_of(Ppn(p));
+        let probe = self.cw().scrub_probe[plane.idx()].take().expect("the probe of a fingerprinting scrub read");
+        debug_assert_eq!(probe.fp, self.scrub_fingerprint(p, c), "a scrubbed page's fingerprint changed during its read");
+        let w = self.content.as_mut().expect("content");
         let ct = self.ftl.content.as_mut().expect("content");
-        debug_assert_eq!(ct.page[p as usize], c, "a page changed while being scrubbed");
-        // Unique content gets a fingerprint of its own (nothing else can match it).
-        let f = if c == 0 { crate::workload::content::mix(u64::from(p) ^ (u64::from(self.ftl.blocks.erases[(p / self.ftl.geo.pages_per_block) as usize]) << 32) ^ 0x5eed) } else { ct.fingerprint(c) };
         let bloom = w.bloom.as_mut().expect("splitgc");
-        if !bloom.query(f) {
-            bloom.insert(f);
+        if !bloom.query_probe(&probe) {
+            bloom.insert_probe(&probe);
             ct.learn(p);
             return;
         }
@@ -222,6 +239,18 @@ impl Simulation {
         if others > 0 {
             ct.mark_dup(p);
             w.add(Ctr::ScrubDuplicatesFound, 1);
+        }
+    }
+
+    /// The fingerprint the scrub computes for page `p` holding content `c`. Unique content
+    /// (`c == 0`) gets one of its own, from the page and its block's erase count, so nothing
+    /// else can match it.
+    fn scrub_fingerprint(&self, p: u32, c: u32) -> u64 {
+        if c == 0 {
+            let erases = self.ftl.blocks.erases[(p / self.ftl.geo.pages_per_block) as usize];
+            crate::workload::content::mix(u64::from(p) ^ (u64::from(erases) << 32) ^ 0x5eed)
+        } else {
+            self.ftl.content.as_ref().expect("content").fingerprint(c)
         }
     }
 

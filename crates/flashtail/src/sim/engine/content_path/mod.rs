@@ -21,7 +21,7 @@ mod gc;
 use super::Simulation;
 use crate::ftl::content::{Content, VIRT};
 use crate::ftl::BlockState;
-use crate::gc::content::bloom::Bloom;
+use crate::gc::content::bloom::{Bloom, Probe};
 use crate::gc::content::scrub::Scrub;
 use crate::gc::content::{ContentKind, ContentParams};
 use crate::host::HostRequest;
@@ -90,6 +90,12 @@ pub(super) struct ContentWork {
     /// Per unit: it found background work but left it because its channel was in GC; it is
     /// woken when the channel's GC is over (`content_channel_check`).
     held_back: Vec<bool>,
+    /// Per channel: how many of its units are `held_back` (checked after every completion).
+    held_back_on: Vec<u32>,
+    /// Per plane: the Bloom filter probe of the page its scrub read is fingerprinting,
+    /// computed (and prefetched) when the read was issued (a plane has at most one scrub
+    /// read in flight: background work runs one page at a time on an idle unit).
+    scrub_probe: Vec<Option<Probe>>,
     /// Per plane: pages written so far for its current victim (moves and rescues; reset
     /// when the victim's erase is issued). DAGC moves a kept page only while the erase
     /// still frees more than that (`content_gc_step`).
@@ -138,6 +144,11 @@ impl Simulation {
         if u64::from(geo.total_pages()) >= u64::from(VIRT) {
             return Err(format!("scheme '{name}' needs fewer than 2^31 physical pages"));
         }
+        // `channel_in_gc` reads a channel's planes as one slice of the GC table.
+        assert!(
+            self.units.iter().all(|u| (u.first_plane..u.first_plane + u.num_planes).all(|p| geo.channel_of(PlaneId(p)) == u.channel)),
+            "planes are numbered channel-major"
+        );
         let mut content = Content::new(geo);
         if cs.kind == ContentKind::Dagc {
             let cap = if cs.params.cache_pages == 0 { geo.total_pages() / 100 } else { cs.params.cache_pages };
@@ -164,6 +175,8 @@ impl Simulation {
                 by_channel
             },
             held_back: vec![false; self.units.len()],
+            held_back_on: vec![0; self.channels.len()],
+            scrub_probe: vec![None; geo.planes() as usize],
             victim_written: vec![0; geo.planes() as usize],
             started: false,
             draining: false,
