@@ -8,6 +8,8 @@
 
 pub mod config;
 pub mod ftl;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod gc;
 pub mod host;
 pub mod interconnect;
