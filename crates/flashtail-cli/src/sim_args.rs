@@ -53,6 +53,18 @@ pub struct RunOptions {
     /// oracle; not for splitgc, cagc, dagc or buffer.enabled without ttFlash's flush.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub power_loss_every: Option<u64>,
+    /// Cut power just before the request after each N-th arrives (N[,N...]), and go on from
+    /// what survives: the volatile state is lost, the FTL is rebuilt from flash (as the
+    /// --power-loss-every audit would find it, an acknowledged write lost failing the run),
+    /// the device is unavailable for the recovery's spare-area scan (tR per finished page,
+    /// units in parallel), and the host sends every request that had not completed again
+    /// (latency from its first arrival). Every later read is checked against the recovered
+    /// data. Reported as power_cuts, power_cut_recovery_ns, power_cut_reissued_requests,
+    /// power_cut_unacked_pages, power_cut_padded_pages. Needs the oracle; not for RAIN
+    /// (ttflash-gtr, ttflash-rgc, ttflash), the mesh (venice, gc-bypass), splitgc, cagc, dagc
+    /// or buffer.enabled.
+    #[arg(long, value_name = "N[,N...]", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..))]
+    pub power_cut_at: Vec<u64>,
     /// Latency recording: `exact` keeps every sample (8 bytes a request, every percentile
     /// exact); `tail` keeps memory bounded for very long runs (exact from p99 up, body
     /// percentiles within 0.1 %).
@@ -74,6 +86,7 @@ impl RunOptions {
             seed: self.seed,
             oracle: !self.no_oracle,
             power_loss_every: self.power_loss_every.unwrap_or(0),
+            power_cut_at: self.power_cut_at.clone(),
             latency: self.latency.parse().unwrap_or_default(),
         }
     }

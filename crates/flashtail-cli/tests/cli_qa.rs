@@ -2,7 +2,8 @@
 //! default scheme selection on fingerprinted workloads, WAF without host writes, what
 //! "victims selected" (`gc_runs`) counts, error messages (GC reserve, preconditioning keys,
 //! workload errors, doubled OS errors), and small things (duplicate schemes, plurals,
-//! `--count 0`, negative numbers, tiny wait shares, the victim policy list).
+//! `--count 0`, negative numbers, tiny wait shares, the victim policy list), and the
+//! power-loss options (`--power-loss-every`, `--power-cut-at`).
 //!
 //! Every run uses the `tiny` device, a short generated workload, a few-line trace or a
 //! window of the bundled DTRS slice, so the file takes a few seconds.
@@ -459,4 +460,53 @@ fn power_loss_audits_from_the_command_line() {
     let mut args = base.to_vec();
     args.extend(["--power-loss-every", "10", "--no-oracle"]);
     fails(&args, &["oracle"]);
+}
+
+/// `--power-cut-at N[,N...]` enacts power cuts on `run` and `compare`: the report and the
+/// printed summary carry the new keys; a scheme the cut does not cover, a repeated N, N = 0
+/// and a cut the workload ends before are refused with the reason.
+#[test]
+fn power_cuts_from_the_command_line() {
+    let dir = scratch("power-cut");
+    let json = dir.join("run.json");
+    let base = ["run", "--device", "tiny", "--gen", "bench-ref", "--gen-count", "3000"];
+    let mut args = base.to_vec();
+    args.extend(["--power-cut-at", "1000,2000", "--json", json.to_str().expect("utf-8 path")]);
+    let (stdout, _) = succeeds(&args);
+    for line in ["  power_cuts: 2\n", "  power_cut_recovery_ns: 68800000\n", "  power_cut_reissued_requests: 0\n", "  power_cut_unacked_pages: 0\n"] {
+        assert!(stdout.contains(line), "{line:?} in {stdout}");
+    }
+    assert!(stdout.contains("| 0 violations | 3000/3000 requests completed"), "{stdout}");
+    let v = read_json(&json);
+    let extra = &v["flash"]["extra"];
+    assert_eq!(extra["power_cuts"], 2);
+    // The fullest plane's spare-area scans, at 50 µs a page: 1,376 pages over the two cuts.
+    assert_eq!(extra["power_cut_recovery_ns"], 68_800_000);
+    assert_eq!(extra["power_cut_padded_pages"], 101);
+    assert!(extra.get("power_loss_audits").is_none(), "no audit was asked for");
+    assert_eq!(v["integrity"]["violations"], 0);
+    // compare: every scheme is cut.
+    let out = dir.join("compare");
+    succeeds(&["compare", "--device", "tiny", "--gen", "bench-ref", "--gen-count", "3000", "--schemes", "base,lazy-rtgc", "--power-cut-at", "1500", "--out", out.to_str().expect("utf-8 path")]);
+    let v = read_json(&out.join("summary.json"));
+    let reports = v["reports"].as_array().expect("reports");
+    assert_eq!(reports.len(), 2);
+    for r in reports {
+        assert_eq!(r["flash"]["extra"]["power_cuts"], 1, "{}", r["scheme"]);
+    }
+    let mut args = base.to_vec();
+    args.extend(["--power-cut-at", "10", "--scheme", "venice"]);
+    fails(&args, &["scheme 'venice': power cuts (--power-cut-at) cover base, preemptive, nogc, ttflash-pbl, wla-gc and the partial-GC schemes, not this one: it moves data over the Venice mesh"]);
+    let mut args = base.to_vec();
+    args.extend(["--power-cut-at", "10,10"]);
+    fails(&args, &["--power-cut-at lists request 10 twice"]);
+    let mut args = base.to_vec();
+    args.extend(["--power-cut-at", "0"]);
+    fails(&args, &["--power-cut-at", "0"]);
+    let mut args = base.to_vec();
+    args.extend(["--power-cut-at", "3000"]);
+    fails(&args, &["workload: request 3000 (the last): --power-cut-at 3000: the workload ended after 3000 requests"]);
+    let mut args = base.to_vec();
+    args.extend(["--power-cut-at", "10", "--no-oracle"]);
+    fails(&args, &["power cuts check versions", "oracle"]);
 }

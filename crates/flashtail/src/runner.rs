@@ -26,6 +26,9 @@ pub struct RunSpec {
     pub oracle: bool,
     /// Audit a power loss after every N-th request (0 = never; `sim::power_loss`).
     pub power_loss_every: u64,
+    /// Cut power after each of these request counts (empty = never; the engine's
+    /// `power_cut`).
+    pub power_cut_at: Vec<u64>,
     /// Latency recording: exact (every sample) or tail (bounded memory, exact from p99 up).
     pub latency: crate::stats::LatencyMode,
 }
@@ -56,7 +59,7 @@ pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc
     if let Some(i) = &spec.interconnect {
         scheme.interconnect = crate::interconnect::Interconnect::parse(i).map_err(RunError::Config)?;
     }
-    let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone(), latency: spec.latency, power_loss_every: spec.power_loss_every, ..Default::default() };
+    let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone(), latency: spec.latency, power_loss_every: spec.power_loss_every, power_cut_at: spec.power_cut_at.clone(), ..Default::default() };
     let sim = Simulation::new(spec.device.clone(), scheme, opts)?;
     let out = sim.run(src);
     if let Some(p) = progress {

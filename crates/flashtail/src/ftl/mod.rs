@@ -2,7 +2,8 @@
 //! pools, write frontiers) and preconditioning.
 //!
 //! Models: L2P/P2L maps, per-block valid/allocated/programmed counts and erase counts,
-//! per-plane free-block pools, separate host and GC write frontiers, over-provisioning.
+//! per-plane free-block pools, separate host and GC write frontiers, over-provisioning, and
+//! the rebuild after an enacted power cut (`recovery`).
 //! Does not model: mapping-table caching (DFTL), wear levelling, bad blocks.
 
 pub mod blocks;
@@ -10,6 +11,7 @@ pub mod content;
 pub mod mapping;
 pub mod precondition;
 pub mod rain;
+pub mod recovery;
 pub mod tables;
 
 pub use blocks::{BlockState, Stream};

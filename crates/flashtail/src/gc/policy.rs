@@ -154,6 +154,12 @@ pub trait GcPolicy: Send {
     fn on_victim_done(&mut self, _ctx: &mut GcCtx, _plane: PlaneId) {}
     /// A timer set with `GcCmd::Timer` fired.
     fn on_timer(&mut self, _ctx: &mut GcCtx, _token: u64) {}
+    /// Power was cut (`SimOptions::power_cut_at`): forget what was under way in controller
+    /// memory (timers set, a decision waiting for its outcome); the engine's timers and GC
+    /// state are gone, and once the device is back every plane's free space is announced
+    /// again (`on_free_change`), as at the start of a run. What a policy has learned (a
+    /// Q-table, a predictor's history) it keeps, as if checkpointed to flash.
+    fn power_cut(&mut self) {}
     /// Scheme-specific output for the run report (e.g. a Q-table).
     fn details(&self) -> serde_json::Value {
         serde_json::Value::Null

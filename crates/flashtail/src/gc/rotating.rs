@@ -111,6 +111,13 @@ impl GcPolicy for RotatingGc {
         self.give_turn(ctx, g);
     }
 
+    /// Turns and the queue are lost with the engine's GC state (no plane collects any more).
+    fn power_cut(&mut self) {
+        self.holder.fill(None);
+        self.waiting.iter_mut().for_each(VecDeque::clear);
+        self.queued.fill(false);
+    }
+
     fn details(&self) -> serde_json::Value {
         serde_json::json!({ "rotation_turns": self.turns, "rotation_overrides": self.overrides, "dynamic": self.dynamic })
     }

@@ -138,6 +138,22 @@ impl Unit {
         c
     }
 
+    /// Power was cut at `now` (the engine's `power_cut`): the running transaction, the queues,
+    /// a suspended or parked operation and the pending event are gone; the busy time so far
+    /// is kept (closed at the cut).
+    pub fn power_cut(&mut self, now: Nanos) {
+        if self.running != IDLE {
+            self.vacate(now);
+        }
+        self.reads.clear();
+        self.writes.clear();
+        self.phase_end = Nanos::ZERO;
+        self.ev_seq = u64::MAX;
+        self.chain_len = 0;
+        self.parked = None;
+        self.suspending = false;
+    }
+
     #[inline]
     pub fn queued(&self) -> usize {
         self.reads.len() + self.writes.len() + (self.running != IDLE) as usize

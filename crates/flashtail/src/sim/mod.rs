@@ -4,9 +4,13 @@
 //! Models: request splitting into pages, allocation and mapping at arrival, per-unit
 //! queues with priorities, channel contention, GC work granted by the scheme, an optional
 //! DRAM write buffer, free-space stalls, the integrity oracle and wait attribution.
-//! Power loss is audited, not enacted: at chosen instants the engine works out what a
-//! recovery would find and checks it against what the host was told (`power_loss`).
-//! Does not model: host interface queueing (NVMe queue depth), recovery time.
+//! Power loss is audited (`power_loss_every`: at chosen instants the engine works out what a
+//! recovery would find and checks it against what the host was told, and goes on as if power
+//! had held) or enacted (`power_cut_at`: the same check, then the volatile state is lost, the
+//! FTL is rebuilt from what survives, the device is unavailable for the recovery's spare-area
+//! scan, and the run goes on from the recovered state; `power_loss`).
+//! Does not model: host interface queueing (NVMe queue depth), recovery from checkpoints
+//! (a recovery scans every programmed page).
 
 mod engine;
 pub mod oracle;
@@ -40,11 +44,18 @@ pub struct SimOptions {
     /// from flash and capacitor-backed memory would find every acknowledged write
     /// (`power_loss`). Needs the oracle; each audit reads the whole device's spare areas.
     pub power_loss_every: u64,
+    /// Cut power after each of these request counts (empty = never): just before the next
+    /// request arrives, the engine checks what survives as an audit does, then drops every
+    /// volatile state, rebuilds the FTL from flash, is unavailable for the recovery scan, and
+    /// goes on; the host sends every request that had not completed again (the engine's
+    /// `power_cut`). Needs the oracle; not for schemes with RAIN parity, the Venice mesh,
+    /// content tracking or the DRAM buffer.
+    pub power_cut_at: Vec<u64>,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { seed: 1, oracle: true, check_every: 0, progress: None, latency: LatencyMode::Exact, chain_transfers: true, power_loss_every: 0 }
+        SimOptions { seed: 1, oracle: true, check_every: 0, progress: None, latency: LatencyMode::Exact, chain_transfers: true, power_loss_every: 0, power_cut_at: Vec::new() }
     }
 }
 

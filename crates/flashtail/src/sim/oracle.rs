@@ -208,6 +208,15 @@ impl Oracle {
         }
     }
 
+    /// Power was cut and recovery found `versions` (per logical page, from 0): they are the
+    /// newest from now on, an unacknowledged write lost with its version (the engine's
+    /// `power_cut`).
+    pub fn recover(&mut self, versions: &[u32]) {
+        if self.enabled {
+            self.lpn_version[..versions.len()].copy_from_slice(versions);
+        }
+    }
+
     /// Version stored in a physical page (0 when disabled).
     #[inline]
     pub fn page(&self, ppn: u32) -> u32 {

@@ -26,10 +26,16 @@
 //! An audit checks that for every logical page; a page below its acknowledged version is an
 //! integrity violation, reported like a stale read. Audits change nothing in the run.
 //!
-//! Does not model: recovery time, power loss *ending* the run (the run goes on as if power
-//! had held), the time or flash footprint of flushing the content-aware schemes' tables, and
-//! the DRAM write buffer without ttFlash's flush (refused: its writes get their versions only
-//! when flushed, after the host saw them complete).
+//! A power *cut* (`SimOptions::power_cut_at`, the engine's `power_cut` module) makes the same
+//! check at its instant and then enacts the loss: the engine drops everything volatile,
+//! rebuilds the FTL from what survives (the same computation the audit uses), is unavailable
+//! for the recovery's spare-area scan, and goes on from the recovered state, the host sending
+//! again every request that had not completed; `Durability::restart` makes the recovered
+//! versions the new promise.
+//!
+//! Does not model: the time or flash footprint of flushing the content-aware schemes' tables,
+//! and the DRAM write buffer without ttFlash's flush (refused: its writes get their versions
+//! only when flushed, after the host saw them complete).
 
 /// The host's view: the newest acknowledged version of each logical page.
 #[derive(Clone, Debug)]
@@ -84,11 +90,22 @@ impl Durability {
     }
 
     /// Compare `recovered` (the version recovery finds per logical page, 0 = none) with the
-    /// promise; `newest(lpn)` is the newest version ever given. Returns the losses.
+    /// promise; `newest(lpn)` is the newest version ever given. Returns the losses; counts
+    /// the audit and the unacknowledged pages lost.
     pub fn audit(&mut self, recovered: &[u32], newest: impl Fn(u32) -> u32) -> Vec<Loss> {
-        assert_eq!(recovered.len(), self.acked.len(), "a recovered version per logical page");
+        let (losses, unacked) = self.check(recovered, newest);
         self.audits += 1;
+        self.unacked_lost += unacked;
+        losses
+    }
+
+    /// The comparison of [`Durability::audit`], counting nothing: the losses, and how many
+    /// logical pages lose their newest (unacknowledged) version. An enacted power cut
+    /// checks its recovery with it (`sim::engine::power_cut`).
+    pub fn check(&self, recovered: &[u32], newest: impl Fn(u32) -> u32) -> (Vec<Loss>, u64) {
+        assert_eq!(recovered.len(), self.acked.len(), "a recovered version per logical page");
         let mut losses = Vec::new();
+        let mut unacked = 0;
         for (lpn, (&r, &a)) in recovered.iter().zip(&self.acked).enumerate() {
             let lpn = lpn as u32;
             let n = newest(lpn);
@@ -98,10 +115,18 @@ impl Durability {
                 losses.push(Loss::Invented { lpn, recovered: r, newest: n });
             }
             if r < n {
-                self.unacked_lost += 1;
+                unacked += 1;
             }
         }
-        losses
+        (losses, unacked)
+    }
+
+    /// Power was cut and the device recovered `recovered`: that is what the host can count
+    /// on from now (every write in flight was abandoned, and the host sends it again).
+    pub fn restart(&mut self, recovered: &[u32]) {
+        assert_eq!(recovered.len(), self.acked.len(), "a recovered version per logical page");
+        self.acked.copy_from_slice(recovered);
+        self.pending.clear();
     }
 }
 

@@ -53,4 +53,12 @@ impl ReqSlab {
         self.live -= 1;
         self.free.push(i);
     }
+    /// The slots of the requests in flight, ascending (a power cut abandons them).
+    pub fn live_slots(&self) -> Vec<u32> {
+        let mut free = vec![false; self.slots.len()];
+        for &i in &self.free {
+            free[i as usize] = true;
+        }
+        (0..self.slots.len() as u32).filter(|&i| !free[i as usize]).collect()
+    }
 }

@@ -124,6 +124,12 @@ impl GcPolicy for IdlePredictGc {
         }
         self.run.guard(ctx, plane);
     }
+    /// The requests' interval records are lost; the predictor's history is kept (see
+    /// `GcPolicy::power_cut`).
+    fn power_cut(&mut self) {
+        self.run.power_cut();
+        self.iv.power_cut();
+    }
     fn details(&self) -> serde_json::Value {
         let name = match self.predictor {
             Predictor::MovingAverage { .. } => "moving-average",

@@ -48,6 +48,12 @@ impl Intervals {
         iv
     }
 
+    /// Power was cut: the records of the requests in flight are gone (the host sends them
+    /// again), and the next arrival starts the intervals afresh.
+    pub fn power_cut(&mut self) {
+        *self = Intervals { zero_gap_requests: self.zero_gap_requests, ..Intervals::default() };
+    }
+
     /// The record of a request that completed at `now` after `latency`.
     pub fn complete(&mut self, now: u64, latency: u64) -> Option<Gap> {
         self.pending.remove(&now.saturating_sub(latency))

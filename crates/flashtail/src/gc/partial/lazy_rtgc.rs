@@ -5,7 +5,7 @@
 //! It does not look at idle time at all: that is the point of comparison.
 
 use super::params::Params;
-use super::task::{TaskRunner, task_runner_hooks};
+use super::task::{TaskRunner, task_runner_hooks, task_runner_power_cut};
 use crate::gc::policy::{GcCtx, GcMode, GcPolicy};
 use crate::host::{HostRequest, Op};
 use crate::units::{Nanos, PlaneId};
@@ -24,6 +24,7 @@ impl LazyRtgc {
 
 impl GcPolicy for LazyRtgc {
     task_runner_hooks!(run);
+    task_runner_power_cut!(run);
     fn on_arrival(&mut self, ctx: &mut GcCtx, _req: &HostRequest) {
         self.run.guard_all(ctx);
     }

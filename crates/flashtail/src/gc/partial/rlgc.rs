@@ -182,6 +182,13 @@ impl GcPolicy for RlGc {
         }
         self.run.guard(ctx, plane);
     }
+    /// The decision waiting for its reward and the requests' interval records are lost;
+    /// the Q-table is kept (see `GcPolicy::power_cut`).
+    fn power_cut(&mut self) {
+        self.run.power_cut();
+        self.last = None;
+        self.iv.power_cut();
+    }
     fn details(&self) -> serde_json::Value {
         let used = self.visits.iter().filter(|&&v| v > 0).count();
         json!({

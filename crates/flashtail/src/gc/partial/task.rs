@@ -56,6 +56,16 @@ macro_rules! task_runner_hooks {
 }
 pub(crate) use task_runner_hooks;
 
+/// `power_cut` of a policy whose only volatile state is its task runner's.
+macro_rules! task_runner_power_cut {
+    ($run:ident) => {
+        fn power_cut(&mut self) {
+            self.$run.power_cut();
+        }
+    };
+}
+pub(crate) use task_runner_power_cut;
+
 /// Timer tokens of the blocked-plane guard.
 const GUARD_TOKEN: u64 = 1 << 40;
 
@@ -190,6 +200,13 @@ impl TaskRunner {
         }
         self.guard(ctx, p);
         true
+    }
+
+    /// Power was cut: the guard's timers are gone (a count left above 0 would keep the guard
+    /// from ever setting another). Intensive mode follows free space, which the engine
+    /// announces again once the device is back.
+    pub fn power_cut(&mut self) {
+        self.guard_timers.fill(0);
     }
 
     /// Guard every plane.

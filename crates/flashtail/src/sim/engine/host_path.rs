@@ -34,8 +34,11 @@ impl Simulation {
         }
     }
 
-    pub(super) fn arrive(&mut self, r: HostRequest) {
-        self.now = r.arrival;
+    /// Request `r` arrives at the device at `at`: its arrival, or later when the device was
+    /// recovering from a power cut (`power_cut`; its latency still counts from its arrival).
+    #[inline(always)]
+    pub(super) fn arrive_at(&mut self, r: HostRequest, at: Nanos) {
+        self.now = at;
         self.cur_key = phases::key(self.now, u64::MAX);
         if self.first_arrival.is_none() && self.content.is_some() {
             self.content_first_arrival();
@@ -57,6 +60,9 @@ impl Simulation {
         }
         let pages = (last - first + 1).min(u32::MAX as u64) as u32;
         let slot = self.reqs.insert(Req { arrival: r.arrival, op: r.op, pending: 1, wait: [0; WAIT_N], last_plane: PlaneId(0), pages });
+        if let Some(pc) = &mut self.cuts {
+            pc.sent(slot, &r);
+        }
         match r.op {
             Op::Read => {
                 for page in first..=last {

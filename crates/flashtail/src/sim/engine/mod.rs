@@ -14,6 +14,7 @@
 //! - `complete`: what a finished transaction changes;
 //! - `gc_path`: GC operations under the policy's grants, and the policy's hooks;
 //! - `content_path`: SplitGC, CAGC and DAGC's own work; `settle`: aged devices' start;
+//! - `power_loss`: what survives a power loss (audits); `power_cut`: enacting one;
 //! - `report`: the run's report.
 
 use super::oracle::Oracle;
@@ -43,6 +44,7 @@ mod gc_path;
 mod host_path;
 mod mesh_path;
 mod phases;
+mod power_cut;
 mod power_loss;
 mod read_path;
 mod report;
@@ -229,6 +231,13 @@ pub struct Simulation {
     /// No power-loss protection: a page superseded by a write still being programmed keeps
     /// its block from being erased (`write_path`, `gc_path`).
     guard_superseded: bool,
+    /// Enacted power cuts (`power_cut`; off unless asked for).
+    cuts: Option<Box<power_cut::PowerCuts>>,
+    /// Requests submitted from which arrivals take the power cuts' path (`u64::MAX`: none):
+    /// a cut is due, or the device may still be recovering from one (`power_cut`).
+    next_cut: u64,
+    /// Until when the device recovers from a power cut: later arrivals wait for it (0: none).
+    down_until: u64,
 }
 
 impl Simulation {
@@ -353,6 +362,9 @@ impl Simulation {
             tail: [TailKeeper::new(TAIL_KEEP), TailKeeper::new(TAIL_KEEP)],
             durable: None,
             guard_superseded: !dev.ftl.power_loss_protected(),
+            cuts: None,
+            next_cut: u64::MAX,
+            down_until: 0,
             ftl,
             dev,
             opts,
@@ -405,7 +417,11 @@ impl Simulation {
             if self.reqs.live >= self.max_in_flight || r.arrival.0 > MAX_ARRIVAL_NS {
                 return Err(self.refuse(&r));
             }
-            self.arrive(r);
+            // A power cut is due before this request, or the device may still be recovering
+            // from one (`power_cut`): one test, and the rest out of line, given only the
+            // arrival time (passing the request itself made the loop keep it in memory).
+            let at = if self.c.requests_submitted >= self.next_cut { self.cut_or_hold(r.arrival) } else { r.arrival };
+            self.arrive_at(r, at);
             self.check_fatal()?;
             next = after.take();
             if next.is_some() {
@@ -431,6 +447,9 @@ impl Simulation {
                 msg.push_str(&format!("\n    {k}: {v}"));
             }
             return Err(SimError::Empty(msg));
+        }
+        if let Some(e) = self.cuts_left() {
+            return Err(e);
         }
         if self.reqs.live > 0 || self.stalled.iter().any(|s| !s.is_empty()) || !self.buffer_wait.is_empty() {
             return Err(SimError::Stalled(format!(
@@ -468,9 +487,20 @@ impl Simulation {
     #[inline]
     fn check_fatal(&mut self) -> Result<(), SimError> {
         if self.fatal.is_some() {
-            return Err(SimError::Stalled(self.fatal.take().unwrap_or_default()));
+            return Err(self.fatal_error());
         }
         Ok(())
+    }
+
+    /// The error `fatal` stands for: a failed recovery from a power cut (`power_cut`), or the
+    /// device's stall.
+    #[cold]
+    #[inline(never)]
+    fn fatal_error(&mut self) -> SimError {
+        if let Some(e) = self.cuts.as_mut().and_then(|pc| pc.failed.take()) {
+            return e;
+        }
+        SimError::Stalled(self.fatal.take().unwrap_or_default())
     }
 
     /// The error for a request that arrives with `max_in_flight` others still in flight, or
@@ -505,9 +535,11 @@ impl Simulation {
         }
         let now: u64 = self.ftl.blocks.programmed.iter().map(|&x| x as u64).sum();
         let seen = now + self.c.erases * self.ftl.geo.pages_per_block as u64 - self.programmed_at_start;
-        let counted = self.c.host_pages_programmed + self.c.gc_pages_programmed + self.c.parity_pages_programmed;
+        // Power cuts seal open blocks, giving up their unwritten pages (`power_cut`).
+        let padded = self.cuts.as_ref().map_or(0, |pc| pc.padded_pages);
+        let counted = self.c.host_pages_programmed + self.c.gc_pages_programmed + self.c.parity_pages_programmed + padded;
         if seen != counted {
-            return Err(format!("flash saw {seen} page programs but host + GC + parity = {counted}"));
+            return Err(format!("flash saw {seen} page programs but host + GC + parity (+ pages given up at power cuts) = {counted}"));
         }
         if let Some(m) = &self.mesh {
             m.check_idle()?;

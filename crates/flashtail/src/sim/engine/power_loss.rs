@@ -1,4 +1,5 @@
-//! What survives a power loss at the current instant, for the audit of `sim::power_loss`:
+//! What survives a power loss at the current instant, for the audit of `sim::power_loss` and
+//! the enacted power cut:
 //! the spare areas of the pages whose programs finished, in blocks whose erase was not issued;
 //! with power-loss protection (`ftl.power_loss_protection`, the default) also the host
 //! writes whose programs are under way, which the capacitors let the controller finish; and
@@ -7,12 +8,15 @@
 //! flushed by supercapacitor: a logical page mapped to a content instead of a page (SplitGC's
 //! deferred pages, CAGC's shared ones) is recovered from any listed copy of it that survives.
 //!
+//! The same computation (`Simulation::survivors`) is what an enacted power cut rebuilds the
+//! FTL from (`power_cut`).
+//!
 //! Does not do: the promise (acknowledged versions, `sim::power_loss::Durability`), or any
 //! change to the run: an audit only reads the engine's state.
 
 use super::Simulation;
 use crate::scheduler::txn::NO_REQ;
-use crate::sim::power_loss::Durability;
+use crate::sim::power_loss::{Durability, Loss};
 use crate::ftl::content::VIRT;
 use crate::ftl::mapping::NONE;
 use crate::units::{BlockId, Ppn};
@@ -21,33 +25,41 @@ use crate::units::{BlockId, Ppn};
 const DESCRIBED: usize = 3;
 
 impl Simulation {
-    /// Turn audits on (from `Simulation::new`, once the device is built and settled): the
-    /// versions on the device count as acknowledged. Refuses what the model does not cover.
+    /// Turn audits and power cuts on (from `Simulation::new`, once the device is built and
+    /// settled): the versions on the device count as acknowledged. Refuses what the model
+    /// does not cover.
     pub(super) fn power_loss_setup(&mut self) -> Result<(), String> {
-        if self.opts.power_loss_every == 0 {
+        let cuts = !self.opts.power_cut_at.is_empty();
+        if self.opts.power_loss_every == 0 && !cuts {
             return Ok(());
         }
+        // Audits first: their refusals read as before when both are asked for.
+        let (what, verb) = if self.opts.power_loss_every > 0 { ("power-loss audits", "audit") } else { ("power cuts", "cut power on") };
         if !self.oracle.enabled {
-            return Err("power-loss audits check versions, which only the integrity oracle keeps: turn the oracle on".into());
+            return Err(format!("{what} check versions, which only the integrity oracle keeps: turn the oracle on"));
         }
         if self.content.is_some() && !self.dev.ftl.power_loss_protected() {
             return Err(format!(
                 "scheme '{}': the content-aware schemes' tables are flushed by supercapacitor at a power loss (spec 04), \
-                 which a device without power-loss protection does not have: audit it with ftl.power_loss_protection on",
+                 which a device without power-loss protection does not have: {verb} it with ftl.power_loss_protection on",
                 self.scheme_name
             ));
         }
         if self.guard_superseded && self.scheme.gc.reclaims_instantly() {
             return Err(format!(
                 "scheme '{}' reclaims blocks instantly, ignoring the pages a power loss without protection needs \
-                 kept: audit it with ftl.power_loss_protection on",
+                 kept: {verb} it with ftl.power_loss_protection on",
                 self.scheme_name
             ));
         }
         if self.dev.buffer.enabled && self.flush.is_none() {
-            return Err("power-loss audits do not cover the DRAM write buffer (buffer.enabled) without ttFlash's flush: \
-                        its writes complete before they get a version"
-                .into());
+            return Err(format!(
+                "{what} do not cover the DRAM write buffer (buffer.enabled) without ttFlash's flush: \
+                 its writes complete before they get a version"
+            ));
+        }
+        if cuts {
+            self.power_cut_setup()?;
         }
         let newest = (0..self.ftl.logical_pages).map(|l| self.oracle.newest(l)).collect();
         self.durable = Some(Box::new(Durability::new(newest)));
@@ -70,31 +82,67 @@ impl Simulation {
     #[inline(never)]
     pub(super) fn audit_power_loss(&mut self) {
         let Some(mut d) = self.durable.take() else { return };
+        let found = self.survivors(false);
+        d.shared_recovered += found.shared;
+        let losses = d.audit(&found.version, |l| self.oracle.newest(l));
+        self.report_losses(&losses);
+        self.durable = Some(d);
+    }
+
+    /// Losses a recovery would cause (or did: a power cut) are integrity violations; the
+    /// first few are described.
+    pub(super) fn report_losses(&mut self, losses: &[Loss]) {
+        let now = self.now.0;
+        for (i, loss) in losses.iter().enumerate() {
+            if i < DESCRIBED {
+                self.oracle.violation(format_args!("t={now}ns power loss: {loss}"));
+            } else {
+                self.oracle.violations += 1;
+            }
+        }
+    }
+
+    /// What a recovery finds if power fails now (the model of `sim::power_loss`): the one
+    /// computation of what survives, shared by the audit and the enacted power cut
+    /// (`power_cut`). `pages`: also say where each logical page's newest surviving version
+    /// is (a power cut rebuilds the mapping from it; an audit needs only versions).
+    pub(super) fn survivors(&self, pages: bool) -> Survivors {
         let logical = self.ftl.logical_pages;
-        let mut recovered = vec![0u32; logical as usize];
+        let mut version = vec![0u32; logical as usize];
+        let mut page = if pages { vec![NONE; logical as usize] } else { Vec::new() };
         let geo = &self.ftl.geo;
         let erasing: Vec<BlockId> = self.gc.iter().filter(|g| g.erasing).filter_map(|g| g.victim).collect();
         // With power-loss protection (or ttFlash's stripe buffer, which keeps a flushed page
         // until its program finishes) the host writes still being programmed survive too.
         // A GC copy's page does not count before its program finishes (its version is
-        // given then), and its source is still mapped.
+        // given then: until then the page holds version 0, which never wins), and its
+        // source is still mapped.
         let capacitor = self.flush.is_some() || self.dev.ftl.power_loss_protected();
         let blocks = &self.ftl.blocks;
+        let mut end = vec![0u32; geo.total_blocks() as usize];
         for b in 0..geo.total_blocks() {
             if erasing.contains(&BlockId(b)) {
                 continue;
             }
-            let end = if capacitor { blocks.allocated[b as usize] } else { blocks.programmed[b as usize] };
+            let e = if capacitor { blocks.allocated[b as usize] } else { blocks.programmed[b as usize] };
+            end[b as usize] = e;
             let first = geo.ppn(BlockId(b), 0).0;
-            for p in first..first + end {
+            for p in first..first + e {
                 // Parity pages carry ids past the logical pages (RAIN).
                 let lpn = self.ftl.p2l[p as usize];
                 if lpn < logical {
-                    let r = &mut recovered[lpn as usize];
-                    *r = (*r).max(self.oracle.page(p));
+                    // Ties (a GC copy and its source) keep the first page found: same data.
+                    let v = self.oracle.page(p);
+                    if v > version[lpn as usize] {
+                        version[lpn as usize] = v;
+                        if pages {
+                            page[lpn as usize] = p;
+                        }
+                    }
                 }
             }
         }
+        let mut shared = 0;
         // SplitGC §3.3 and spec 04: the secondary table and the virtual map entries are
         // flushed by supercapacitor, so a page mapped to content `c` comes back with its
         // newest write if a listed copy of `c` survives (its program finished, its block's
@@ -109,27 +157,35 @@ impl Simulation {
                     !erasing.contains(&geo.block_of(Ppn(p))) && blocks.is_programmed(geo, Ppn(p)) && self.oracle.holds_newest_content(lpn, p)
                 });
                 if survives {
-                    d.shared_recovered += 1;
-                    let r = &mut recovered[lpn as usize];
+                    shared += 1;
+                    let r = &mut version[lpn as usize];
                     *r = (*r).max(self.oracle.newest(lpn));
                 }
             }
         }
         if let Some(fb) = &self.flush {
             for (&lpn, &v) in &fb.dirty {
-                let r = &mut recovered[lpn as usize];
+                let r = &mut version[lpn as usize];
                 *r = (*r).max(v);
             }
         }
-        let losses = d.audit(&recovered, |l| self.oracle.newest(l));
-        let now = self.now.0;
-        for (i, loss) in losses.iter().enumerate() {
-            if i < DESCRIBED {
-                self.oracle.violation(format_args!("t={now}ns power loss: {loss}"));
-            } else {
-                self.oracle.violations += 1;
-            }
-        }
-        self.durable = Some(d);
+        Survivors { version, page, end, erasing, shared }
     }
+}
+
+/// What survives a power loss at an instant (`Simulation::survivors`).
+pub(super) struct Survivors {
+    /// Newest surviving version of each logical page (0: none).
+    pub version: Vec<u32>,
+    /// The physical page holding each logical page's newest surviving version (`NONE`: none
+    /// on flash); empty unless asked for. Only meaningful where flash is the only source (a
+    /// power cut refuses the schemes with capacitor-backed copies: `power_loss_setup`).
+    pub page: Vec<u32>,
+    /// Per block: its pages whose programs finished or finish on capacitor power (0 for a
+    /// block whose erase was issued): what a spare-area scan reads.
+    pub end: Vec<u32>,
+    /// The blocks whose erase was issued: gone.
+    pub erasing: Vec<BlockId>,
+    /// Logical pages recovered from a copy of their content (content-aware schemes).
+    pub shared: u64,
 }

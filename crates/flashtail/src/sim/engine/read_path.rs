@@ -24,6 +24,11 @@ pub(super) struct Rebuild {
 }
 
 impl Simulation {
+    /// One page of a host read. Always inlined into its one caller, `arrive_at`, which is
+    /// itself inlined into the run loop and into the power cut's re-sending of requests
+    /// (`power_cut`): with that second copy the compiler stopped inlining it into the run
+    /// loop (+0.12 % instructions on the reference benchmark).
+    #[inline(always)]
     pub(super) fn submit_read(&mut self, slot: u32, lpn: u32) {
         if let Some(v) = self.buffered_version(lpn) {
             self.serve_from_ram(slot, lpn, v, "flush-buffer read");

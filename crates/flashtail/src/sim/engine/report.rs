@@ -57,12 +57,19 @@ impl Simulation {
             m.report(&mut extra);
         }
         self.content_report(&mut extra);
-        if let Some(d) = &self.durable {
+        if let Some(d) = self.durable.as_ref().filter(|_| self.opts.power_loss_every > 0) {
             extra.insert("power_loss_audits".into(), d.audits);
             extra.insert("power_loss_unacked_pages".into(), d.unacked_lost);
             if self.content.is_some() {
                 extra.insert("power_loss_shared_pages".into(), d.shared_recovered);
             }
+        }
+        if let Some(pc) = &self.cuts {
+            extra.insert("power_cuts".into(), pc.cuts);
+            extra.insert("power_cut_recovery_ns".into(), pc.recovery_ns);
+            extra.insert("power_cut_reissued_requests".into(), pc.reissued);
+            extra.insert("power_cut_unacked_pages".into(), pc.unacked_lost);
+            extra.insert("power_cut_padded_pages".into(), pc.padded_pages);
         }
         if let Some(fb) = &self.flush {
             extra.insert("flush_stripes".into(), fb.flushes);

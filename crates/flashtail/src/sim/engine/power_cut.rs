@@ -1,0 +1,307 @@
+//! Enacted power loss, a "power cut" (`SimOptions::power_cut_at`, spec 00 "Correctness":
+//! reads are checked across power loss). Where an audit (`power_loss`) only asks what a
+//! recovery would find, a cut lets the run go on from it, so every later read is checked
+//! against the recovered state.
+//!
+//! A cut after request N happens just before request N + 1 arrives (at its arrival instant,
+//! or now if the device is still recovering from an earlier cut), after every event due
+//! until then:
+//! 1. what survives is computed as the audit computes it (`Simulation::survivors`), and
+//!    checked the same way: an acknowledged write lost is an integrity violation; an
+//!    unacknowledged one may be lost (counted);
+//! 2. everything volatile is lost: flash operations under way (a program not finished is
+//!    torn unless power-loss protection finishes it, as in the audit; an erase issued
+//!    completes in recovery), queued transactions, held and stalled writes, channel and unit
+//!    state, GC runs and grants, the policy's timers (`GcPolicy::power_cut`), the mapping;
+//! 3. recovery rebuilds the FTL (`Ftl::recover`): each logical page maps to its newest
+//!    surviving page, blocks being written are sealed as they stand (their torn and unwritten
+//!    pages given up, GC reclaims them later), blocks whose erase was issued are erased; the
+//!    oracle's newest version of each logical page becomes the recovered one, and so does the
+//!    host's promise (`Durability::restart`);
+//! 4. the device is unavailable for the recovery: a spare-area scan reads every page whose
+//!    program finished (tR of its level) and erases the blocks whose erase was issued (tBERS),
+//!    each unit its own planes' pages, the units in parallel: recovery time is the slowest
+//!    unit's (channel transfers of the small spare areas are not counted);
+//! 5. when the device is back, the engine announces every plane's free space to the GC policy
+//!    (as at the start of a run), and the host sends again every request that had not
+//!    completed, in their order of arrival: a request completes once, its latency counted from
+//!    its first arrival, so the outage shows in the tail. Requests arriving during recovery
+//!    wait until the device is back (their latency, too, runs from their arrival). A re-sent
+//!    write gets new versions.
+//!
+//! Wait causes are not charged with the outage (a re-sent request starts a new record of its
+//! waits); its latency carries it.
+//!
+//! Covered: every scheme but those with state a cut would have to restore that is not modelled
+//! (refused with the reason, `power_cut_setup`): RAIN parity (ttflash-gtr, ttflash-rgc,
+//! ttflash: the stripes' parity would have to be recomputed from the recovered data), the
+//! Venice mesh (venice, gc-bypass, `--interconnect`), the content-aware schemes' tables, and
+//! the DRAM write buffer (refused as for audits).
+
+use super::{phases, Simulation};
+use crate::ftl::{BlockState, NONE};
+use crate::gc::PlaneGc;
+use crate::host::HostRequest;
+use crate::interconnect::Channel;
+use crate::scheduler::events::EventQueue;
+use crate::sim::SimError;
+use crate::units::{BlockId, Nanos, PlaneId};
+
+/// The power cuts of a run, what the host sent, and what the cuts did.
+pub(super) struct PowerCuts {
+    /// Request counts after which power is cut, ascending; `next` is the first not enacted,
+    /// `due` its count (`u64::MAX`: none left).
+    at: Vec<u64>,
+    next: usize,
+    due: u64,
+    /// Each request as the host sent it, by slot, with its order of arrival (kept until the
+    /// slot is reused): what the host sends again after a cut.
+    sent: Vec<Option<(u64, HostRequest)>>,
+    order: u64,
+    pub cuts: u64,
+    pub recovery_ns: u64,
+    pub reissued: u64,
+    pub unacked_lost: u64,
+    /// Pages given up when open blocks were sealed (torn, or never written).
+    pub padded_pages: u64,
+    /// A recovery that left the FTL inconsistent: the run stops with it (through `fatal`,
+    /// so the run loop needs no error path of its own for cuts).
+    pub failed: Option<SimError>,
+    /// A deliberately wrong recovery, for the test that the oracle catches one: this logical
+    /// page's surviving page is dropped from the rebuilt mapping.
+    #[cfg(test)]
+    pub drop_survivor: Option<u32>,
+}
+
+impl PowerCuts {
+    /// Remember request `r` as the host sent it (slot `slot`).
+    #[inline]
+    pub(super) fn sent(&mut self, slot: u32, r: &HostRequest) {
+        let i = slot as usize;
+        if self.sent.len() <= i {
+            self.sent.resize_with(i + 1, || None);
+        }
+        self.order += 1;
+        self.sent[i] = Some((self.order, r.clone()));
+    }
+}
+
+impl Simulation {
+    /// Power cuts asked for (from `power_loss_setup`, which made the audit's checks): check the
+    /// list and refuse what a cut does not cover.
+    pub(super) fn power_cut_setup(&mut self) -> Result<(), String> {
+        let name = &self.scheme_name;
+        let why = if self.rain.is_some() {
+            Some("it keeps RAIN parity, which recovery would have to recompute from the recovered data")
+        } else if self.mesh.is_some() {
+            Some("it moves data over the Venice mesh, whose routers' state a cut does not reset")
+        } else if self.content.is_some() {
+            Some("its content tables (flushed by supercapacitor, spec 04) would have to be restored, which is not modelled")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(format!(
+                "scheme '{name}': power cuts (--power-cut-at) cover base, preemptive, nogc, ttflash-pbl, wla-gc and the \
+                 partial-GC schemes, not this one: {why} (--power-loss-every audits it without enacting the loss)"
+            ));
+        }
+        let mut at = self.opts.power_cut_at.clone();
+        at.sort_unstable();
+        if let Some(w) = at.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!("--power-cut-at lists request {} twice", w[0]));
+        }
+        if at.first() == Some(&0) {
+            return Err("--power-cut-at 0: a cut comes after the N-th request, N at least 1".into());
+        }
+        self.next_cut = at[0];
+        self.cuts = Some(Box::new(PowerCuts {
+            due: at[0],
+            at,
+            next: 0,
+            sent: Vec::new(),
+            order: 0,
+            cuts: 0,
+            recovery_ns: 0,
+            reissued: 0,
+            unacked_lost: 0,
+            padded_pages: 0,
+            failed: None,
+            #[cfg(test)]
+            drop_survivor: None,
+        }));
+        Ok(())
+    }
+
+    /// A request arriving at `arrival` when a cut is due before it, or while the device may
+    /// be recovering from one (the run loop's rare case): cut power if due; returns when the
+    /// request reaches the device (once it is back). A failed recovery stops the run at
+    /// the run loop's next `check_fatal`.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn cut_or_hold(&mut self, arrival: Nanos) -> Nanos {
+        let due = self.cuts.as_ref().map_or(u64::MAX, |pc| pc.due);
+        if self.c.requests_submitted >= due {
+            let at = arrival.max(self.now);
+            if let Err(e) = self.power_cut(at) {
+                self.fatal = Some(e.to_string());
+                if let Some(pc) = &mut self.cuts {
+                    pc.failed = Some(e);
+                }
+            }
+        }
+        let still_down = arrival.0 < self.down_until;
+        // Arrivals come in time order (the run loop clamps them): while this one comes before
+        // the device is back, the next may too, and takes this path; once one comes after,
+        // only the next cut does. (This request is counted when it arrives, just after.)
+        let due = self.cuts.as_ref().map_or(u64::MAX, |pc| pc.due);
+        self.next_cut = if still_down { self.c.requests_submitted + 1 } else { due };
+        arrival.max(Nanos(self.down_until))
+    }
+
+    /// The error for cuts the workload ended before (a cut after request N needs a request
+    /// N + 1 to come before). Out of line: the run loop's function stays as it was.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn cuts_left(&self) -> Option<SimError> {
+        let pc = self.cuts.as_ref()?;
+        let left = &pc.at[pc.next..];
+        let first = *left.first()?;
+        let n = self.c.requests_submitted;
+        Some(SimError::Source(crate::host::SourceError {
+            location: format!("request {n} (the last)"),
+            message: format!(
+                "--power-cut-at {first}: the workload ended after {n} requests, and a cut after request N happens \
+                 just before request N + 1 arrives (N must be below {n})"
+            ),
+        }))
+    }
+
+    /// Cut power at `at` and recover (module doc); the device is back at `down_until`.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn power_cut(&mut self, at: Nanos) -> Result<(), SimError> {
+        self.now = at;
+        self.cur_key = phases::key(at, u64::MAX);
+        let found = self.survivors(true);
+        // 1. The promise, checked as an audit checks it; from now on the recovered versions
+        // are what the host counts on.
+        let mut d = self.durable.take().expect("power cuts keep the acknowledged versions");
+        let (losses, unacked) = d.check(&found.version, |l| self.oracle.newest(l));
+        self.report_losses(&losses);
+        d.restart(&found.version);
+        self.durable = Some(d);
+        let geo = self.ftl.geo.clone();
+        let ppb = geo.pages_per_block;
+        let mut erased = vec![false; geo.total_blocks() as usize];
+        for b in &found.erasing {
+            erased[b.idx()] = true;
+        }
+        // 4. Recovery time: each unit scans its planes' finished pages and erases their
+        // blocks whose erase was issued; units work in parallel.
+        let mut unit_ns = vec![0u64; self.units.len()];
+        for b in 0..geo.total_blocks() {
+            let u = self.unit_of_plane[geo.plane_of_block(BlockId(b)).idx()] as usize;
+            if erased[b as usize] {
+                unit_ns[u] += self.dev.timing.erase_ns;
+                continue;
+            }
+            let first = geo.ppn(BlockId(b), 0).0;
+            unit_ns[u] += (first..first + found.end[b as usize]).map(|p| self.costs.read_of(p).0).sum::<u64>();
+        }
+        let recovery = unit_ns.iter().copied().max().unwrap_or(0);
+        // 2. Requests in flight are abandoned (the host sends them again, below).
+        let mut resend = Vec::new();
+        for slot in self.reqs.live_slots() {
+            self.reqs.remove(slot);
+            let sent = self.cuts.as_mut().and_then(|pc| pc.sent.get_mut(slot as usize).and_then(Option::take));
+            resend.push(sent.expect("every request in flight was remembered when it arrived"));
+        }
+        resend.sort_by_key(|(order, r)| (r.arrival, *order));
+        self.drop_volatile();
+        // 3. The spare areas of pages given up are gone with them: torn and unwritten pages of
+        // the blocks sealed now, GC copies whose program had not finished (their version is
+        // still 0), and the blocks erased. Host programs that finish on capacitor power are
+        // host programs like any other.
+        let mut finished_host = 0u64;
+        for b in 0..geo.total_blocks() {
+            let first = geo.ppn(BlockId(b), 0).0;
+            if erased[b as usize] {
+                self.oracle.erase(first, ppb);
+                continue;
+            }
+            let (end, programmed) = (found.end[b as usize], self.ftl.blocks.programmed[b as usize]);
+            if programmed == ppb || self.ftl.blocks.state[b as usize] == BlockState::Free {
+                continue;
+            }
+            for p in first + programmed..first + end {
+                if self.oracle.page(p) == 0 {
+                    self.ftl.p2l[p as usize] = NONE;
+                } else {
+                    finished_host += 1;
+                }
+            }
+            for p in first + end..first + ppb {
+                self.ftl.p2l[p as usize] = NONE;
+            }
+            self.oracle.erase(first + end, ppb - end);
+        }
+        let rebuilt = self.ftl.recover(&found.page, &erased, at.0);
+        #[cfg(test)]
+        if let Some(l) = self.cuts.as_ref().and_then(|pc| pc.drop_survivor) {
+            self.ftl.unmap(crate::units::Lpn(l));
+        }
+        self.ftl.check_invariants().map_err(|e| SimError::Invariant(format!("after the power cut at t={} ns: {e}", at.0)))?;
+        self.oracle.recover(&found.version);
+        self.c.erases += rebuilt.erased;
+        self.c.host_pages_programmed += finished_host;
+        let back = at + Nanos(recovery);
+        if let Some(pc) = &mut self.cuts {
+            pc.cuts += 1;
+            pc.next += 1;
+            pc.recovery_ns += recovery;
+            pc.reissued += resend.len() as u64;
+            pc.unacked_lost += unacked;
+            pc.padded_pages += rebuilt.pages_sealed - finished_host;
+            pc.due = pc.at.get(pc.next).copied().unwrap_or(u64::MAX);
+        }
+        // 5. The device is back.
+        self.down_until = back.0;
+        self.now = back;
+        self.cur_key = phases::key(back, u64::MAX);
+        for p in 0..geo.planes() {
+            self.free_changed(PlaneId(p));
+        }
+        for (_, r) in resend {
+            // Sent again, not a new request: it is counted once.
+            self.c.requests_submitted -= 1;
+            self.arrive_at(r, back);
+        }
+        Ok(())
+    }
+
+    /// Everything a power cut loses besides the mapping (module doc, step 2).
+    fn drop_volatile(&mut self) {
+        let now = self.now;
+        for u in &mut self.units {
+            u.power_cut(now);
+        }
+        self.channels.fill(Channel::default());
+        self.heap = EventQueue::default();
+        self.timer_tokens.clear();
+        self.cmds.clear();
+        self.txns.clear();
+        self.free_txns.clear();
+        self.gc.fill(PlaneGc::idle());
+        for s in &mut self.stalled {
+            s.clear();
+        }
+        self.waiting_writes = 0;
+        self.buffer_used = 0;
+        self.buffer_wait.clear();
+        self.rebuilds.clear();
+        self.free_rebuilds.clear();
+        self.gc_woken = false;
+        self.scheme.gc.power_cut();
+    }
+}

@@ -1,0 +1,190 @@
+//! Enacted power cuts (`SimOptions::power_cut_at`, the engine's `power_cut`): the run goes on
+//! from what survives, every later read checked against the recovered data; no acknowledged
+//! write is lost under any covered scheme, with and without power-loss protection; every
+//! request completes once; a cut on an idle device costs the next request exactly the
+//! recovery scan; runs are deterministic; what a cut does not cover is refused. (Engine
+//! tests in `sim/engine/tests.rs` look inside: the recovered versions, a wrong recovery.)
+mod common;
+use common::*;
+use flashtail::config::Precondition;
+use flashtail::gc::build_scheme;
+use flashtail::host::Op;
+use flashtail::units::{Nanos, PlaneId};
+use flashtail::{DeviceConfig, HostRequest, RunReport, SimError, SimOptions, Simulation, VecSource};
+
+/// Tiny, 90 % full, random 1-4 page requests (70 % writes) `gap_ns` apart on average: GC
+/// from the start, with writes queued behind it (as tests/power_loss.rs).
+fn load(gap_ns: u64, protected: Option<bool>) -> (DeviceConfig, Vec<HostRequest>) {
+    let mut dev = tiny();
+    dev.precondition = Precondition::Steady { fill: 0.9, free_blocks_margin: 1 };
+    dev.ftl.power_loss_protection = protected;
+    let span = dev.logical_bytes();
+    (dev, random_workload(12_000, span, 70, 4, gap_ns, 11))
+}
+
+fn cut(dev: &DeviceConfig, scheme: &str, reqs: Vec<HostRequest>, at: &[u64]) -> Result<RunReport, SimError> {
+    let s = build_scheme(scheme, None, 3).expect("scheme");
+    let opts = SimOptions { seed: 3, oracle: true, check_every: 1000, power_cut_at: at.to_vec(), ..Default::default() };
+    Simulation::new(dev.clone(), s, opts)?.run(&mut VecSource::new(reqs))
+}
+
+fn extra(r: &RunReport, k: &str) -> u64 {
+    r.flash.extra.get(k).copied().unwrap_or_else(|| panic!("no '{k}' in the report"))
+}
+
+const CUTS: [u64; 5] = [1500, 4000, 6001, 8500, 11_000];
+
+/// Every covered scheme family, with and without power-loss protection: five cuts while GC
+/// runs and writes queue, no acknowledged write lost, every later read (thousands) checked
+/// against the recovered data, every request completed once.
+#[test]
+fn covered_schemes_survive_power_cuts_and_read_the_recovered_data() {
+    for protected in [None, Some(false)] {
+        let (dev, reqs) = load(400_000, protected);
+        let reads = reqs.iter().filter(|r| r.op == Op::Read).count() as u64;
+        let schemes = ["base", "preemptive", "nogc", "ttflash-pbl", "wla-gc", "lazy-rtgc", "rlgc", "rlgc-aggressive", "idle-ma", "idle-es"];
+        for scheme in schemes {
+            if protected == Some(false) && scheme == "nogc" {
+                continue; // refused without protection (see the refusals test)
+            }
+            let r = cut(&dev, scheme, reqs.clone(), &CUTS).unwrap_or_else(|e| panic!("{scheme}, protection {protected:?}: {e}"));
+            let what = format!("{scheme}, protection {protected:?}");
+            assert_eq!(r.integrity.violations, 0, "{what}");
+            assert_eq!(extra(&r, "power_cuts"), 5, "{what}");
+            // Every request completed exactly once, re-sent ones included.
+            assert_eq!((r.integrity.requests_submitted, r.integrity.requests_completed), (12_000, 12_000), "{what}");
+            assert_eq!(r.reads.count + r.writes.count, 12_000, "{what}");
+            assert_eq!(r.reads.count, reads, "{what}");
+            // The device is behind (writes queue), so each cut abandons requests in flight.
+            let reissued = extra(&r, "power_cut_reissued_requests");
+            assert!(reissued >= 5, "{what}: {reissued} requests sent again");
+            // tiny: 64 blocks of 32 pages per plane (one plane per unit), 90 % full: the
+            // slowest plane scans about 1,900 pages at 50 µs (about 95 ms per cut), never more
+            // than all its 2,048 (102.4 ms).
+            let rec = extra(&r, "power_cut_recovery_ns");
+            assert!(rec > 5 * 85_000_000 && rec <= 5 * 102_400_000, "{what}: {rec} ns of recovery");
+            assert!(r.integrity.reads_checked > reads, "{what}");
+            let unacked = extra(&r, "power_cut_unacked_pages");
+            if protected == Some(false) {
+                assert!(unacked > 0, "{what}: without protection a write being programmed is torn");
+            } else {
+                assert_eq!(unacked, 0, "{what}: with protection every accepted write survives");
+            }
+            assert!(extra(&r, "power_cut_padded_pages") > 0, "{what}: open blocks were sealed");
+            assert!(r.flash.erases > 300, "{what}: GC ran across the cuts ({} erases)", r.flash.erases);
+        }
+    }
+}
+
+/// Same inputs, same report (with cuts, and cuts changing the run).
+#[test]
+fn power_cuts_are_deterministic_and_change_the_run() {
+    let (dev, reqs) = load(400_000, Some(false));
+    let a = cut(&dev, "rlgc", reqs.clone(), &[3000, 9000]).expect("run a");
+    let b = cut(&dev, "rlgc", reqs.clone(), &[9000, 3000]).expect("run b (the list is sorted)");
+    assert_eq!(a.flash, b.flash);
+    assert_eq!(a.reads, b.reads);
+    assert_eq!(a.writes, b.writes);
+    assert_eq!(a.sim_time_ns, b.sim_time_ns);
+    assert_eq!(a.integrity, b.integrity);
+    assert_eq!(a.scheme_details, b.scheme_details);
+    let plain = cut(&dev, "rlgc", reqs, &[]).expect("no cut");
+    assert!(!plain.flash.extra.contains_key("power_cuts"));
+    assert!(a.writes.max_ns > plain.writes.max_ns, "the outage shows in the tail: {} vs {} ns", a.writes.max_ns, plain.writes.max_ns);
+}
+
+/// A cut on an idle device delays the next request by exactly the recovery time, which is
+/// the slowest unit's spare-area scan: its planes' programmed pages times tR.
+#[test]
+fn a_cut_on_an_idle_device_delays_the_next_request_by_the_recovery_scan() {
+    let mut dev = tiny();
+    dev.precondition = Precondition::Steady { fill: 0.5, free_blocks_margin: 1 };
+    let scheme = || build_scheme("base", None, 3).expect("scheme");
+    // Ten one-page reads 1 ms apart, then after 50 ms of idle time an eleventh: the device is
+    // idle when power is cut just before it, and reads leave flash as it was.
+    let mut reqs: Vec<HostRequest> = (0..10).map(|i| HostRequest::new(Nanos(i * 1_000_000), i * 40_960, 4096, Op::Read)).collect();
+    reqs.push(HostRequest::new(Nanos(60_000_000), 123 * 4096, 4096, Op::Read));
+    let opts = |at: Vec<u64>| SimOptions { seed: 3, oracle: true, power_cut_at: at, ..Default::default() };
+    let sim = Simulation::new(dev.clone(), scheme(), opts(vec![10])).expect("device");
+    // The analytic recovery time: programmed pages per plane (one plane per unit on tiny) x tR.
+    let ftl = sim.ftl();
+    let geo = &ftl.geo;
+    let per_plane: Vec<u64> = (0..geo.planes())
+        .map(|p| {
+            let first = geo.first_block(PlaneId(p)).0;
+            (first..first + geo.blocks_per_plane).map(|b| u64::from(ftl.blocks.programmed[b as usize])).sum()
+        })
+        .collect();
+    let expect = per_plane.iter().max().copied().unwrap() * dev.timing.read_ns[0];
+    assert!(expect > 50_000_000, "{expect} ns");
+    let with = sim.run(&mut VecSource::new(reqs.clone())).expect("run with a cut");
+    let without = Simulation::new(dev, scheme(), opts(vec![])).expect("device").run(&mut VecSource::new(reqs)).expect("run");
+    assert_eq!(extra(&with, "power_cut_recovery_ns"), expect);
+    assert_eq!(extra(&with, "power_cut_reissued_requests"), 0);
+    assert_eq!(extra(&with, "power_cut_padded_pages"), 0, "nothing was being written");
+    // The last read (arriving at 60 ms) waits for the recovery, and only it.
+    // Without the cut every read of the idle device takes the same time.
+    assert_eq!(without.reads.min_ns, without.reads.max_ns);
+    let slow = &with.tail.reads.slowest[0];
+    assert_eq!((slow.arrival_ns, slow.latency_ns), (60_000_000, without.reads.max_ns + expect));
+    assert_eq!(with.reads.max_ns, without.reads.max_ns + expect);
+    assert_eq!(with.reads.min_ns, without.reads.min_ns);
+    assert_eq!(with.sim_time_ns, without.sim_time_ns + expect);
+    assert_eq!(with.integrity.violations, 0);
+}
+
+/// What a cut does not cover is refused naming the scheme and why; so is a list the workload
+/// ends before.
+#[test]
+fn what_a_cut_does_not_cover_is_refused_with_a_reason() {
+    let (dev, reqs) = load(1_000_000, None);
+    let mut three = dev.clone();
+    three.geometry.channels = 3;
+    for (d, scheme, why) in [
+        (&three, "ttflash-gtr", "RAIN parity"),
+        (&three, "ttflash", "RAIN parity"),
+        (&dev, "venice", "Venice mesh"),
+        (&dev, "gc-bypass", "Venice mesh"),
+        (&dev, "splitgc", "content tables"),
+        (&dev, "cagc", "content tables"),
+    ] {
+        match cut(d, scheme, reqs.clone(), &[10]) {
+            Err(SimError::Device(msg)) => {
+                assert!(msg.starts_with(&format!("scheme '{scheme}': power cuts (--power-cut-at) cover base")), "{scheme}: {msg}");
+                assert!(msg.contains(why), "{scheme}: {msg}");
+            }
+            other => panic!("{scheme}: expected a refusal, got {:?}", other.map(|r| r.integrity.violations)),
+        }
+    }
+    let (unprotected, _) = load(1_000_000, Some(false));
+    match cut(&unprotected, "nogc", reqs.clone(), &[10]) {
+        Err(SimError::Device(msg)) => assert!(msg.contains("reclaims blocks instantly") && msg.contains("cut power on it with ftl.power_loss_protection on"), "{msg}"),
+        other => panic!("expected a refusal, got {:?}", other.map(|r| r.integrity.violations)),
+    }
+    let mut buffered = dev.clone();
+    buffered.buffer.enabled = true;
+    buffered.buffer.capacity_pages = 64;
+    match cut(&buffered, "base", reqs.clone(), &[10]) {
+        Err(SimError::Device(msg)) => assert!(msg.starts_with("power cuts do not cover the DRAM write buffer"), "{msg}"),
+        other => panic!("expected a refusal, got {:?}", other.map(|r| r.integrity.violations)),
+    }
+    let s = build_scheme("base", None, 3).expect("scheme");
+    match Simulation::new(dev.clone(), s, SimOptions { oracle: false, power_cut_at: vec![10], ..Default::default() }) {
+        Err(SimError::Device(msg)) => assert!(msg.starts_with("power cuts check versions") && msg.contains("oracle"), "{msg}"),
+        Err(e) => panic!("expected a refusal naming the oracle, got {e}"),
+        Ok(_) => panic!("expected a refusal naming the oracle"),
+    }
+    match cut(&dev, "base", reqs.clone(), &[10, 20, 10]) {
+        Err(SimError::Device(msg)) => assert_eq!(msg, "--power-cut-at lists request 10 twice"),
+        other => panic!("expected a refusal, got {:?}", other.map(|r| r.integrity.violations)),
+    }
+    // A cut after the last request has no next request to come before.
+    match cut(&dev, "base", reqs[..100].to_vec(), &[50, 100]) {
+        Err(SimError::Source(e)) => {
+            assert_eq!(e.location, "request 100 (the last)");
+            assert!(e.message.starts_with("--power-cut-at 100: the workload ended after 100 requests"), "{e}");
+        }
+        other => panic!("expected a workload error, got {:?}", other.map(|r| r.integrity.violations)),
+    }
+    assert!(cut(&dev, "base", reqs[..100].to_vec(), &[50, 99]).is_ok());
+}
