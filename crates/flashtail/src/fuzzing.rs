@@ -229,6 +229,7 @@ pub fn device(data: &[u8]) -> DeviceOutcome {
         oracle: true,
         latency: Default::default(),
         power_loss_every: 0,
+        power_cut_at: Vec::new(),
     };
     let erases = crate::runner::run_one(&spec, &mut VecSource::new(reqs), None).map(|r| r.flash.erases).map_err(|e| e.to_string());
     done(DeviceStage::Simulated { scheme, erases })
