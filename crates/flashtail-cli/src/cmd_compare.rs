@@ -40,7 +40,18 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         for (n, why) in skipped {
             eprintln!("note: {n} left out ({why}); name it in --schemes to run it anyway");
         }
-        run.iter().map(|n| n.to_string()).collect()
+        let mut run: Vec<String> = run.iter().map(|n| n.to_string()).collect();
+        if !a.opts.power_cut_at.is_empty() {
+            // Schemes a power cut cannot be enacted under would fail the whole comparison.
+            run.retain(|n| {
+                let why = flashtail::gc::build_scheme(n, a.opts.victim.as_deref(), 0).ok().and_then(|s| s.power_cut_refusal());
+                if let Some(why) = why {
+                    eprintln!("note: {n} left out (--power-cut-at: {why}; --power-loss-every audits it)");
+                }
+                why.is_none()
+            });
+        }
+        run
     } else {
         // `--schemes "base, nogc"` means nogc, not an unknown scheme ' nogc'.
         a.schemes.iter().map(|s| s.trim().to_string()).collect()

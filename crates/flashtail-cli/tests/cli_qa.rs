@@ -494,6 +494,15 @@ fn power_cuts_from_the_command_line() {
     for r in reports {
         assert_eq!(r["flash"]["extra"]["power_cuts"], 1, "{}", r["scheme"]);
     }
+    // compare's default set leaves out, with a note each, the schemes a cut is not enacted
+    // under (named in --schemes, they are refused, below).
+    let out = dir.join("compare-default");
+    let (_, stderr) = succeeds(&["compare", "--device", "tiny", "--gen", "bench-ref", "--gen-count", "3000", "--power-cut-at", "1500", "--out", out.to_str().expect("utf-8 path")]);
+    // (tiny's two channels already leave the RAIN schemes out.)
+    for s in ["venice", "gc-bypass"] {
+        assert!(stderr.contains(&format!("note: {s} left out (--power-cut-at: ")), "{s} in {stderr}");
+    }
+    assert_eq!(compared_schemes(&out), ["nogc", "base", "preemptive", "ttflash-pbl", "lazy-rtgc", "rlgc", "rlgc-aggressive", "idle-ma", "idle-es"]);
     let mut args = base.to_vec();
     args.extend(["--power-cut-at", "10", "--scheme", "venice"]);
     fails(&args, &["scheme 'venice': power cuts (--power-cut-at) cover base, preemptive, nogc, ttflash-pbl, wla-gc and the partial-GC schemes, not this one: it moves data over the Venice mesh"]);

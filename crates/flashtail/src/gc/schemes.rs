@@ -28,6 +28,24 @@ pub struct Scheme {
     pub content: Option<super::content::ContentScheme>,
 }
 
+impl Scheme {
+    /// Why a power cut (`SimOptions::power_cut_at`) cannot be enacted under this scheme, if it
+    /// cannot: state a recovery would have to restore that is not modelled
+    /// (`sim::engine::power_cut`). Asked by the engine, and by `compare` to leave such schemes
+    /// out of its default set.
+    pub fn power_cut_refusal(&self) -> Option<&'static str> {
+        if self.rain {
+            Some("it keeps RAIN parity, which recovery would have to recompute from the recovered data")
+        } else if self.interconnect != Interconnect::Bus {
+            Some("it moves data over the Venice mesh, whose routers' state a cut does not reset")
+        } else if self.content.is_some() {
+            Some("its content tables (flushed by supercapacitor, spec 04) would have to be restored, which is not modelled")
+        } else {
+            None
+        }
+    }
+}
+
 /// Whether `name` (with or without `:overrides`) is one of a family's base names.
 pub(super) fn in_family(family: &[(&str, &str)], name: &str) -> bool {
     let base = name.split_once(':').map_or(name, |(b, _)| b);

@@ -91,16 +91,9 @@ impl Simulation {
     /// list and refuse what a cut does not cover.
     pub(super) fn power_cut_setup(&mut self) -> Result<(), String> {
         let name = &self.scheme_name;
-        let why = if self.rain.is_some() {
-            Some("it keeps RAIN parity, which recovery would have to recompute from the recovered data")
-        } else if self.mesh.is_some() {
-            Some("it moves data over the Venice mesh, whose routers' state a cut does not reset")
-        } else if self.content.is_some() {
-            Some("its content tables (flushed by supercapacitor, spec 04) would have to be restored, which is not modelled")
-        } else {
-            None
-        };
-        if let Some(why) = why {
+        // The engine's RAIN, mesh and content state come from these scheme settings.
+        debug_assert_eq!(self.scheme.power_cut_refusal().is_none(), self.rain.is_none() && self.mesh.is_none() && self.content.is_none());
+        if let Some(why) = self.scheme.power_cut_refusal() {
             return Err(format!(
                 "scheme '{name}': power cuts (--power-cut-at) cover base, preemptive, nogc, ttflash-pbl, wla-gc and the \
                  partial-GC schemes, not this one: {why} (--power-loss-every audits it without enacting the loss)"
