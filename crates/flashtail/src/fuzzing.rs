@@ -155,7 +155,8 @@ pub enum DeviceStage {
     /// The picked scheme leaves no host capacity on this device (or does not apply).
     NoCapacity,
     /// Simulated under `scheme`: the blocks GC erased, or the run's error (a stall, say).
-    Simulated { scheme: &'static str, erases: Result<u64, String> },
+    /// `cuts`: the power cuts enacted (two, under the schemes a cut covers).
+    Simulated { scheme: &'static str, erases: Result<u64, String>, cuts: u64 },
 }
 
 /// What [`device`] did with one input.
@@ -170,8 +171,9 @@ pub struct DeviceOutcome {
 /// The input is TOML, optionally followed by a line `%%` and one `key=value` override per
 /// line. Parsing, overrides and validation must return errors, never panic; an error from the
 /// file must name it. A device that validates and is small enough to simulate quickly is then
-/// run under a scheme the input picks, on a short fixed workload: a validated device must not
-/// panic the simulator (an error such as a stall is allowed; a panic is a bug).
+/// run under a scheme the input picks, on a short fixed workload with two power cuts where the
+/// scheme allows them: a validated device must not panic the simulator, lose data or break
+/// the FTL's invariants (an error such as a stall is allowed).
 pub fn device(data: &[u8]) -> DeviceOutcome {
     let Ok(text) = std::str::from_utf8(data) else {
         return DeviceOutcome { file_ok: false, stage: DeviceStage::NotUtf8 };
@@ -220,6 +222,10 @@ pub fn device(data: &[u8]) -> DeviceOutcome {
         let op = if i < n { Op::Write } else { Op::Read };
         reqs.push(HostRequest::new(Nanos(i * 50_000), (x >> 16) % pages * page, page, op));
     }
+    // Power is cut twice, while the device fills (GC running, writes queued) and during the
+    // reads, under the schemes a cut is enacted under (the DRAM buffer is refused).
+    let cuts_covered = !dev.buffer.enabled && crate::gc::build_scheme(scheme, None, 1).is_ok_and(|s| s.power_cut_refusal().is_none());
+    let power_cut_at = if cuts_covered { vec![1 + (pick as u64 >> 8) % n, n + n / 8 + 1] } else { Vec::new() };
     let spec = crate::runner::RunSpec {
         device: dev,
         scheme: scheme.to_string(),
@@ -229,8 +235,15 @@ pub fn device(data: &[u8]) -> DeviceOutcome {
         oracle: true,
         latency: Default::default(),
         power_loss_every: 0,
-        power_cut_at: Vec::new(),
+        power_cut_at,
     };
-    let erases = crate::runner::run_one(&spec, &mut VecSource::new(reqs), None).map(|r| r.flash.erases).map_err(|e| e.to_string());
-    done(DeviceStage::Simulated { scheme, erases })
+    let result = crate::runner::run_one(&spec, &mut VecSource::new(reqs), None);
+    // A validated device may stall or be refused, but never lose data or break the FTL's
+    // invariants, through power cuts too.
+    if let Err(crate::runner::RunError::Sim(e @ (crate::sim::SimError::Integrity { .. } | crate::sim::SimError::Invariant(_)))) = &result {
+        panic!("scheme {scheme}, cuts {:?}: {e}", spec.power_cut_at);
+    }
+    let cuts = result.as_ref().map_or(0, |r| r.flash.extra.get("power_cuts").copied().unwrap_or(0));
+    let erases = result.map(|r| r.flash.erases).map_err(|e| e.to_string());
+    done(DeviceStage::Simulated { scheme, erases, cuts })
 }

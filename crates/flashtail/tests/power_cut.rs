@@ -12,24 +12,10 @@ use flashtail::host::Op;
 use flashtail::units::{Nanos, PlaneId};
 use flashtail::{DeviceConfig, HostRequest, RunReport, SimError, SimOptions, Simulation, VecSource};
 
-/// Tiny, 90 % full, random 1-4 page requests (70 % writes) `gap_ns` apart on average: GC
-/// from the start, with writes queued behind it (as tests/power_loss.rs).
-fn load(gap_ns: u64, protected: Option<bool>) -> (DeviceConfig, Vec<HostRequest>) {
-    let mut dev = tiny();
-    dev.precondition = Precondition::Steady { fill: 0.9, free_blocks_margin: 1 };
-    dev.ftl.power_loss_protection = protected;
-    let span = dev.logical_bytes();
-    (dev, random_workload(12_000, span, 70, 4, gap_ns, 11))
-}
-
 fn cut(dev: &DeviceConfig, scheme: &str, reqs: Vec<HostRequest>, at: &[u64]) -> Result<RunReport, SimError> {
     let s = build_scheme(scheme, None, 3).expect("scheme");
     let opts = SimOptions { seed: 3, oracle: true, check_every: 1000, power_cut_at: at.to_vec(), ..Default::default() };
     Simulation::new(dev.clone(), s, opts)?.run(&mut VecSource::new(reqs))
-}
-
-fn extra(r: &RunReport, k: &str) -> u64 {
-    r.flash.extra.get(k).copied().unwrap_or_else(|| panic!("no '{k}' in the report"))
 }
 
 const CUTS: [u64; 5] = [1500, 4000, 6001, 8500, 11_000];
@@ -40,7 +26,7 @@ const CUTS: [u64; 5] = [1500, 4000, 6001, 8500, 11_000];
 #[test]
 fn covered_schemes_survive_power_cuts_and_read_the_recovered_data() {
     for protected in [None, Some(false)] {
-        let (dev, reqs) = load(400_000, protected);
+        let (dev, reqs) = power_loss_load(400_000, protected);
         let reads = reqs.iter().filter(|r| r.op == Op::Read).count() as u64;
         let schemes = ["base", "preemptive", "nogc", "ttflash-pbl", "wla-gc", "lazy-rtgc", "rlgc", "rlgc-aggressive", "idle-ma", "idle-es"];
         for scheme in schemes {
@@ -79,7 +65,7 @@ fn covered_schemes_survive_power_cuts_and_read_the_recovered_data() {
 /// Same inputs, same report (with cuts, and cuts changing the run).
 #[test]
 fn power_cuts_are_deterministic_and_change_the_run() {
-    let (dev, reqs) = load(400_000, Some(false));
+    let (dev, reqs) = power_loss_load(400_000, Some(false));
     let a = cut(&dev, "rlgc", reqs.clone(), &[3000, 9000]).expect("run a");
     let b = cut(&dev, "rlgc", reqs.clone(), &[9000, 3000]).expect("run b (the list is sorted)");
     assert_eq!(a.flash, b.flash);
@@ -137,7 +123,7 @@ fn a_cut_on_an_idle_device_delays_the_next_request_by_the_recovery_scan() {
 /// ends before.
 #[test]
 fn what_a_cut_does_not_cover_is_refused_with_a_reason() {
-    let (dev, reqs) = load(1_000_000, None);
+    let (dev, reqs) = power_loss_load(1_000_000, None);
     let mut three = dev.clone();
     three.geometry.channels = 3;
     for (d, scheme, why) in [
@@ -156,7 +142,7 @@ fn what_a_cut_does_not_cover_is_refused_with_a_reason() {
             other => panic!("{scheme}: expected a refusal, got {:?}", other.map(|r| r.integrity.violations)),
         }
     }
-    let (unprotected, _) = load(1_000_000, Some(false));
+    let (unprotected, _) = power_loss_load(1_000_000, Some(false));
     match cut(&unprotected, "nogc", reqs.clone(), &[10]) {
         Err(SimError::Device(msg)) => assert!(msg.contains("reclaims blocks instantly") && msg.contains("cut power on it with ftl.power_loss_protection on"), "{msg}"),
         other => panic!("expected a refusal, got {:?}", other.map(|r| r.integrity.violations)),

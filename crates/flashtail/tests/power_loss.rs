@@ -5,19 +5,8 @@
 //! content-aware schemes' audits are in `splitgc.rs`, beside their workload.)
 mod common;
 use common::*;
-use flashtail::config::Precondition;
 use flashtail::gc::build_scheme;
 use flashtail::{DeviceConfig, HostRequest, RunReport, SimError, SimOptions, Simulation, VecSource};
-
-/// Tiny, 90 % full, random 1-4 page writes (70 %) `gap_ns` apart on average: GC from the
-/// start, with writes queued behind it.
-fn load(gap_ns: u64, protected: Option<bool>) -> (DeviceConfig, Vec<HostRequest>) {
-    let mut dev = tiny();
-    dev.precondition = Precondition::Steady { fill: 0.9, free_blocks_margin: 1 };
-    dev.ftl.power_loss_protection = protected;
-    let span = dev.logical_bytes();
-    (dev, random_workload(12_000, span, 70, 4, gap_ns, 11))
-}
 
 fn audited(dev: &DeviceConfig, scheme: &str, reqs: Vec<HostRequest>, every: u64) -> Result<RunReport, SimError> {
     let s = build_scheme(scheme, None, 3).expect("scheme");
@@ -25,15 +14,11 @@ fn audited(dev: &DeviceConfig, scheme: &str, reqs: Vec<HostRequest>, every: u64)
     sim.run(&mut VecSource::new(reqs))
 }
 
-fn extra(r: &RunReport, k: &str) -> u64 {
-    r.flash.extra.get(k).copied().unwrap_or_else(|| panic!("no '{k}' in the report"))
-}
-
 #[test]
 fn every_acknowledged_write_survives_an_audited_power_loss_under_every_covered_scheme() {
     for protected in [None, Some(false)] {
         // 400 µs apart: the device falls behind, so audits meet writes queued and in flight.
-        let (dev, reqs) = load(400_000, protected);
+        let (dev, reqs) = power_loss_load(400_000, protected);
         let schemes = ["base", "preemptive", "ttflash-pbl", "venice", "gc-bypass", "lazy-rtgc", "rlgc", "rlgc-aggressive", "wla-gc", "idle-ma"];
         for scheme in schemes {
             let r = audited(&dev, scheme, reqs.clone(), 37).unwrap_or_else(|e| panic!("{scheme}, protection {protected:?}: {e}"));
@@ -55,7 +40,7 @@ fn every_acknowledged_write_survives_an_audited_power_loss_under_every_covered_s
 #[test]
 fn rain_parity_and_the_ttflash_stripe_buffer_survive_audited_power_losses() {
     for protected in [None, Some(false)] {
-        let (mut dev, reqs) = load(400_000, protected);
+        let (mut dev, reqs) = power_loss_load(400_000, protected);
         dev.geometry.channels = 3;
         for scheme in ["ttflash-gtr", "ttflash-rgc"] {
             let r = audited(&dev, scheme, reqs.clone(), 41).unwrap_or_else(|e| panic!("{scheme}: {e}"));
@@ -77,7 +62,7 @@ fn rain_parity_and_the_ttflash_stripe_buffer_survive_audited_power_losses() {
 #[test]
 fn audits_do_not_change_the_run() {
     for protected in [None, Some(false)] {
-        let (dev, reqs) = load(400_000, protected);
+        let (dev, reqs) = power_loss_load(400_000, protected);
         let plain = audited(&dev, "base", reqs.clone(), 0).expect("plain run");
         let mut with = audited(&dev, "base", reqs, 25).expect("audited run");
         assert!(!plain.flash.extra.contains_key("power_loss_audits"));
@@ -96,9 +81,9 @@ fn audits_do_not_change_the_run() {
 /// without the wait).
 #[test]
 fn without_protection_erases_wait_for_superseding_programs() {
-    let (dev, reqs) = load(400_000, Some(false));
+    let (dev, reqs) = power_loss_load(400_000, Some(false));
     let unprotected = audited(&dev, "base", reqs.clone(), 50).expect("unprotected");
-    let (dev, _) = load(400_000, None);
+    let (dev, _) = power_loss_load(400_000, None);
     let protected = audited(&dev, "base", reqs, 50).expect("protected");
     assert_eq!(unprotected.integrity.violations, 0);
     assert_ne!(unprotected.sim_time_ns, protected.sim_time_ns, "the erase waits change the run");
@@ -106,8 +91,8 @@ fn without_protection_erases_wait_for_superseding_programs() {
 
 #[test]
 fn what_the_audit_does_not_cover_is_refused_with_a_reason() {
-    let (dev, reqs) = load(1_000_000, None);
-    let (unprotected, _) = load(1_000_000, Some(false));
+    let (dev, reqs) = power_loss_load(1_000_000, None);
+    let (unprotected, _) = power_loss_load(1_000_000, Some(false));
     // The content-aware schemes' tables are flushed by supercapacitor (spec 04): audited
     // with protection (tests/splitgc.rs), refused without.
     for scheme in ["splitgc", "cagc", "dagc"] {

@@ -26,9 +26,6 @@ fn with(dev: &DeviceConfig, scheme: &str, net: Option<Interconnect>, reqs: Vec<H
     run_scheme(dev, s, reqs, seed)
 }
 
-fn extra(r: &RunReport, k: &str) -> u64 {
-    *r.flash.extra.get(k).unwrap_or_else(|| panic!("{}: no flash.extra[{k}]", r.scheme))
-}
 
 /// Static striping puts logical pages 0 and 2 on channel 0, chips 0 and 1.
 fn two_writes_on_one_channel() -> Vec<HostRequest> {

@@ -2,7 +2,7 @@
 //! the trace parsers and the generator, so core tests do not depend on them).
 #![allow(dead_code)]
 
-use flashtail::config::presets;
+use flashtail::config::{presets, Precondition};
 use flashtail::gc::build_scheme;
 
 use flashtail::{DeviceConfig, HostRequest, Nanos, Op, RunReport, SimOptions, Simulation, VecSource};
@@ -50,4 +50,20 @@ pub fn run_scheme(dev: &DeviceConfig, s: flashtail::gc::Scheme, reqs: Vec<HostRe
 
 pub fn tiny() -> DeviceConfig {
     presets::load("tiny").unwrap()
+}
+
+/// A report's `flash.extra[k]` (the scheme's own counters); panics naming the scheme when
+/// the report has no such key.
+pub fn extra(r: &RunReport, k: &str) -> u64 {
+    *r.flash.extra.get(k).unwrap_or_else(|| panic!("{}: no flash.extra[{k}]", r.scheme))
+}
+
+/// The power-loss tests' load (audits and cuts): tiny, 90 % full, random 1-4 page requests
+/// (70 % writes) `gap_ns` apart on average: GC from the start, with writes queued behind it.
+pub fn power_loss_load(gap_ns: u64, protected: Option<bool>) -> (DeviceConfig, Vec<HostRequest>) {
+    let mut dev = tiny();
+    dev.precondition = Precondition::Steady { fill: 0.9, free_blocks_margin: 1 };
+    dev.ftl.power_loss_protection = protected;
+    let span = dev.logical_bytes();
+    (dev, random_workload(12_000, span, 70, 4, gap_ns, 11))
 }
