@@ -44,7 +44,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         if !a.opts.power_cut_at.is_empty() {
             // Schemes a power cut cannot be enacted under would fail the whole comparison.
             run.retain(|n| {
-                let why = flashtail::gc::build_scheme(n, a.opts.victim.as_deref(), 0).ok().and_then(|s| s.power_cut_refusal());
+                let why = flashtail::runner::spec_scheme(&a.opts.spec(&dev, n)).ok().and_then(|s| s.power_cut_refusal());
                 if let Some(why) = why {
                     eprintln!("note: {n} left out (--power-cut-at: {why}; --power-loss-every audits it)");
                 }
@@ -56,6 +56,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         // `--schemes "base, nogc"` means nogc, not an unknown scheme ' nogc'.
         a.schemes.iter().map(|s| s.trim().to_string()).collect()
     };
+    if schemes.is_empty() {
+        // Only the default set can end up empty: --power-cut-at with --interconnect left
+        // every scheme out (the notes above say why).
+        anyhow::bail!("no scheme left to compare: every scheme of the default set was left out (notes above); name the schemes with --schemes");
+    }
     // Two runs of one scheme only repeat each other (same seed, same numbers) and make two
     // rows the reports cannot tell apart.
     for (i, s) in schemes.iter().enumerate() {

@@ -503,6 +503,12 @@ fn power_cuts_from_the_command_line() {
         assert!(stderr.contains(&format!("note: {s} left out (--power-cut-at: ")), "{s} in {stderr}");
     }
     assert_eq!(compared_schemes(&out), ["nogc", "base", "preemptive", "ttflash-pbl", "lazy-rtgc", "rlgc", "rlgc-aggressive", "idle-ma", "idle-es"]);
+    // With the mesh for every scheme, none is left: an error, not an empty comparison.
+    let out = dir.join("compare-none");
+    fails(
+        &["compare", "--device", "tiny", "--gen", "bench-ref", "--gen-count", "3000", "--power-cut-at", "1500", "--interconnect", "venice", "--out", out.to_str().expect("utf-8 path")],
+        &["note: base left out (--power-cut-at: it moves data over the Venice mesh", "no scheme left to compare: every scheme of the default set was left out"],
+    );
     let mut args = base.to_vec();
     args.extend(["--power-cut-at", "10", "--scheme", "venice"]);
     fails(&args, &["scheme 'venice': power cuts (--power-cut-at) cover base, preemptive, nogc, ttflash-pbl, wla-gc and the partial-GC schemes, not this one: it moves data over the Venice mesh"]);

@@ -224,9 +224,7 @@ pub fn device(data: &[u8]) -> DeviceOutcome {
     }
     // Power is cut twice, while the device fills (GC running, writes queued) and during the
     // reads, under the schemes a cut is enacted under (the DRAM buffer is refused).
-    let cuts_covered = !dev.buffer.enabled && crate::gc::build_scheme(scheme, None, 1).is_ok_and(|s| s.power_cut_refusal().is_none());
-    let power_cut_at = if cuts_covered { vec![1 + (pick as u64 >> 8) % n, n + n / 8 + 1] } else { Vec::new() };
-    let spec = crate::runner::RunSpec {
+    let mut spec = crate::runner::RunSpec {
         device: dev,
         scheme: scheme.to_string(),
         victim: None,
@@ -235,8 +233,12 @@ pub fn device(data: &[u8]) -> DeviceOutcome {
         oracle: true,
         latency: Default::default(),
         power_loss_every: 0,
-        power_cut_at,
+        power_cut_at: Vec::new(),
     };
+    let cuts_covered = !spec.device.buffer.enabled && crate::runner::spec_scheme(&spec).is_ok_and(|s| s.power_cut_refusal().is_none());
+    if cuts_covered {
+        spec.power_cut_at = vec![1 + (pick as u64 >> 8) % n, n + n / 8 + 1];
+    }
     let result = crate::runner::run_one(&spec, &mut VecSource::new(reqs), None);
     // A validated device may stall or be refused, but never lose data or break the FTL's
     // invariants, through power cuts too.

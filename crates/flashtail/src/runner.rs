@@ -53,12 +53,18 @@ impl RunError {
     }
 }
 
-/// Run one scheme.
-pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Progress>>) -> Result<RunReport, RunError> {
+/// The scheme a spec runs: its name, victim policy and interconnect override.
+pub fn spec_scheme(spec: &RunSpec) -> Result<crate::gc::Scheme, RunError> {
     let mut scheme = build_scheme(&spec.scheme, spec.victim.as_deref(), spec.seed).map_err(RunError::Config)?;
     if let Some(i) = &spec.interconnect {
         scheme.interconnect = crate::interconnect::Interconnect::parse(i).map_err(RunError::Config)?;
     }
+    Ok(scheme)
+}
+
+/// Run one scheme.
+pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Progress>>) -> Result<RunReport, RunError> {
+    let scheme = spec_scheme(spec)?;
     let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone(), latency: spec.latency, power_loss_every: spec.power_loss_every, power_cut_at: spec.power_cut_at.clone(), ..Default::default() };
     let sim = Simulation::new(spec.device.clone(), scheme, opts)?;
     let out = sim.run(src);
