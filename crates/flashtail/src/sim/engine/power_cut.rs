@@ -186,10 +186,7 @@ impl Simulation {
         self.durable = Some(d);
         let geo = self.ftl.geo.clone();
         let ppb = geo.pages_per_block;
-        let mut erased = vec![false; geo.total_blocks() as usize];
-        for b in &found.erasing {
-            erased[b.idx()] = true;
-        }
+        let erased = &found.erasing;
         // 4. Recovery time: each unit scans its planes' finished pages and erases their
         // blocks whose erase was issued; units work in parallel.
         let mut unit_ns = vec![0u64; self.units.len()];
@@ -239,7 +236,7 @@ impl Simulation {
             }
             self.oracle.erase(first + end, ppb - end);
         }
-        let rebuilt = self.ftl.recover(&found.page, &erased, at.0);
+        let rebuilt = self.ftl.recover(&found.page, erased, at.0);
         #[cfg(test)]
         if let Some(l) = self.cuts.as_ref().and_then(|pc| pc.drop_survivor) {
             self.ftl.unmap(crate::units::Lpn(l));

@@ -111,7 +111,10 @@ impl Simulation {
         let mut version = vec![0u32; logical as usize];
         let mut page = if pages { vec![NONE; logical as usize] } else { Vec::new() };
         let geo = &self.ftl.geo;
-        let erasing: Vec<BlockId> = self.gc.iter().filter(|g| g.erasing).filter_map(|g| g.victim).collect();
+        let mut erasing = vec![false; self.ftl.geo.total_blocks() as usize];
+        for b in self.gc.iter().filter(|g| g.erasing).filter_map(|g| g.victim) {
+            erasing[b.idx()] = true;
+        }
         // With power-loss protection (or ttFlash's stripe buffer, which keeps a flushed page
         // until its program finishes) the host writes still being programmed survive too.
         // A GC copy's page does not count before its program finishes (its version is
@@ -121,7 +124,7 @@ impl Simulation {
         let blocks = &self.ftl.blocks;
         let mut end = vec![0u32; geo.total_blocks() as usize];
         for b in 0..geo.total_blocks() {
-            if erasing.contains(&BlockId(b)) {
+            if erasing[b as usize] {
                 continue;
             }
             let e = if capacitor { blocks.allocated[b as usize] } else { blocks.programmed[b as usize] };
@@ -154,7 +157,7 @@ impl Simulation {
                     continue;
                 }
                 let survives = ct.copies(e & !VIRT).iter().any(|&p| {
-                    !erasing.contains(&geo.block_of(Ppn(p))) && blocks.is_programmed(geo, Ppn(p)) && self.oracle.holds_newest_content(lpn, p)
+                    !erasing[geo.block_of(Ppn(p)).idx()] && blocks.is_programmed(geo, Ppn(p)) && self.oracle.holds_newest_content(lpn, p)
                 });
                 if survives {
                     shared += 1;
@@ -184,8 +187,8 @@ pub(super) struct Survivors {
     /// Per block: its pages whose programs finished or finish on capacitor power (0 for a
     /// block whose erase was issued): what a spare-area scan reads.
     pub end: Vec<u32>,
-    /// The blocks whose erase was issued: gone.
-    pub erasing: Vec<BlockId>,
+    /// Per block: its erase was issued (its data is gone).
+    pub erasing: Vec<bool>,
     /// Logical pages recovered from a copy of their content (content-aware schemes).
     pub shared: u64,
 }
