@@ -50,7 +50,8 @@ pub struct RunOptions {
     /// flash (finished programs, blocks not being erased) and capacitor-backed memory would
     /// find every write the host saw complete. Any loss fails the run like a stale read.
     /// Each audit reads every page's spare area (about 1 ms per GiB of flash). Needs the
-    /// oracle; not for splitgc, cagc, dagc or buffer.enabled without ttFlash's flush.
+    /// oracle; splitgc, cagc, dagc only with power-loss protection (their tables are flushed
+    /// by supercapacitor); not for buffer.enabled without ttFlash's flush.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub power_loss_every: Option<u64>,
     /// Cut power just before the request after each N-th arrives (N[,N...]), and go on from
@@ -60,9 +61,10 @@ pub struct RunOptions {
     /// units in parallel), and the host sends every request that had not completed again
     /// (latency from its first arrival). Every later read is checked against the recovered
     /// data. Reported as power_cuts, power_cut_recovery_ns, power_cut_reissued_requests,
-    /// power_cut_unacked_pages, power_cut_padded_pages. Needs the oracle; not for RAIN
-    /// (ttflash-gtr, ttflash-rgc, ttflash), the mesh (venice, gc-bypass), splitgc, cagc, dagc
-    /// or buffer.enabled.
+    /// power_cut_unacked_pages, power_cut_padded_pages (and power_cut_shared_pages for
+    /// splitgc, cagc, dagc, whose content tables survive). Needs the oracle; not for RAIN
+    /// (ttflash-gtr, ttflash-rgc, ttflash), the mesh (venice, gc-bypass) or buffer.enabled;
+    /// splitgc, cagc, dagc only with power-loss protection.
     #[arg(long, value_name = "N[,N...]", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..))]
     pub power_cut_at: Vec<u64>,
     /// Latency recording: `exact` keeps every sample (8 bytes a request, every percentile

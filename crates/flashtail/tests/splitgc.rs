@@ -7,38 +7,6 @@ mod common;
 use common::*;
 use flashtail::{HostRequest, Nanos, Op, RunReport};
 
-/// Writes over half the tiny device's logical space (4-8 KiB, 80 %), with `dup_pct` % of
-/// written pages taking one of 64 popular contents and the rest unique, one request per
-/// 2 ms on average: GC runs throughout, and scrub passes (every 50 ms) see the data.
-fn workload(n: usize, dup_pct: u64, seed: u64) -> Vec<HostRequest> {
-    let mut r = Rng(seed);
-    let span_pages = 2048u64;
-    let mut t = 0u64;
-    let mut unique = 1_000_000u64;
-    (0..n)
-        .map(|_| {
-            t += r.below(4_000_001);
-            let np = 1 + r.below(2);
-            let p = r.below(span_pages - np);
-            if r.below(100) < 80 {
-                let mut q = HostRequest::new(Nanos(t), p * 4096, np * 4096, Op::Write);
-                for _ in 0..np {
-                    let fp = if r.below(100) < dup_pct {
-                        1 + r.below(64)
-                    } else {
-                        unique += 1;
-                        unique
-                    };
-                    q.fingerprints.push(fp);
-                }
-                q
-            } else {
-                HostRequest::new(Nanos(t), p * 4096, np * 4096, Op::Read)
-            }
-        })
-        .collect()
-}
-
 fn extra(r: &RunReport, k: &str) -> u64 {
     r.flash.extra.get(k).copied().unwrap_or(0)
 }
@@ -48,7 +16,7 @@ const SPLIT: &str = "splitgc:period_ms=50";
 #[test]
 fn every_content_scheme_keeps_every_read_correct_and_shows_its_mechanism() {
     let dev = tiny();
-    let reqs = workload(30_000, 60, 7);
+    let reqs = dup_workload(30_000, 60, 7);
     let base = run(&dev, "base", reqs.clone(), 1);
     for s in [SPLIT, "cagc", "dagc"] {
         let r = run(&dev, s, reqs.clone(), 1);
@@ -99,7 +67,7 @@ fn every_content_scheme_keeps_every_read_correct_and_shows_its_mechanism() {
 #[test]
 fn splitgc_knows_only_what_the_scrub_has_read() {
     let dev = tiny();
-    let reqs = workload(8_000, 60, 3);
+    let reqs = dup_workload(8_000, 60, 3);
     let base = run(&dev, "base", reqs.clone(), 1);
     let blind = run(&dev, "splitgc:period_ms=100000000", reqs, 1);
     assert_eq!(extra(&blind, "scrub_pages_read"), 0);
@@ -115,7 +83,7 @@ fn splitgc_knows_only_what_the_scrub_has_read() {
 #[test]
 fn unique_content_defers_nothing_and_the_bloom_filter_screens_lookups() {
     let dev = tiny();
-    let r = run(&dev, "splitgc:period_ms=50,groups=1", workload(6_000, 0, 5), 1);
+    let r = run(&dev, "splitgc:period_ms=50,groups=1", dup_workload(6_000, 0, 5), 1);
     assert_eq!(extra(&r, "scrub_duplicates_found"), 0);
     assert_eq!(extra(&r, "deferred_pages"), 0);
     let (q, lookups) = (extra(&r, "bloom_queries"), extra(&r, "fingerprint_table_lookups"));
@@ -130,7 +98,7 @@ fn unique_content_defers_nothing_and_the_bloom_filter_screens_lookups() {
 #[test]
 fn content_schemes_are_deterministic() {
     let dev = tiny();
-    let reqs = workload(4_000, 50, 11);
+    let reqs = dup_workload(4_000, 50, 11);
     for s in [SPLIT, "cagc", "dagc"] {
         let a = run(&dev, s, reqs.clone(), 9);
         let b = run(&dev, s, reqs.clone(), 9);
@@ -160,7 +128,7 @@ fn unsupported_combinations_are_refused() {
 fn duplicates_in_the_fill_are_deferred_from_the_start() {
     let mut dev = tiny();
     dev.precondition = flashtail::config::Precondition::Steady { fill: 0.9, free_blocks_margin: 1 };
-    let mut reqs = workload(20_000, 0, 13);
+    let mut reqs = dup_workload(20_000, 0, 13);
     // Read back the whole logical space at the end.
     let t = reqs.last().map_or(0, |r| r.arrival.0) + 1_000_000;
     reqs.extend((0..2048u64).map(|p| HostRequest::new(Nanos(t + p * 100_000), p * 4096, 4096, Op::Read)));
@@ -294,7 +262,7 @@ fn content_schemes_lose_no_acknowledged_write_at_an_audited_power_loss() {
     // defers and deduplicates from the start.
     let mut dev = tiny();
     dev.precondition = flashtail::config::Precondition::Steady { fill: 0.9, free_blocks_margin: 1 };
-    let reqs = workload(15_000, 60, 7);
+    let reqs = dup_workload(15_000, 60, 7);
     for s in [SPLIT_FULL, "cagc:fill_dups=0.5", "dagc:fill_dups=0.5"] {
         let r = audited(&dev, s, reqs.clone()).unwrap_or_else(|e| panic!("{s}: {e}"));
         assert_eq!(r.integrity.violations, 0, "{s}");

@@ -110,6 +110,16 @@ impl Cache {
         self.by_content.get(&c).copied()
     }
 
+    /// Keep only the pages `keep` accepts (a power cut's recovery). The pages dropped are
+    /// collected and sorted first: the result does not depend on the map's order.
+    pub fn retain(&mut self, keep: impl Fn(u32) -> bool) {
+        let mut drop: Vec<u32> = self.by_page.keys().copied().filter(|&p| !keep(p)).collect();
+        drop.sort_unstable();
+        for p in drop {
+            self.forget(p);
+        }
+    }
+
     /// Is page `p` kept?
     pub fn holds(&self, p: u32) -> bool {
         self.by_page.contains_key(&p)
@@ -312,6 +322,29 @@ impl Content {
             }
         }
         self.dup_marked[b.idx()] = 0;
+    }
+
+    /// Page `p` holds nothing any more although its block was not erased (a power cut gave
+    /// it up: torn, or never written; `Ftl::recover`): it is no copy of anything, holds no
+    /// content, carries no duplicate bit and is no kept page. Returns whether it was listed.
+    /// Unlike [`Content::erase`] this does not refuse to drop a shared content's last copy:
+    /// recovery leaves that to [`Content::check`], which names the content.
+    pub fn forget_page(&mut self, p: u32) -> bool {
+        let i = p as usize;
+        let c = std::mem::take(&mut self.page[i]);
+        let listed = self.is_known(p);
+        if listed {
+            self.set_listed(p, false);
+            self.known[c as usize].retain(|q| *q != p);
+        }
+        if self.is_dup(p) {
+            self.dup_bits[i / 64] &= !(1 << (i % 64));
+            self.dup_marked[(p / self.pages_per_block) as usize] -= 1;
+        }
+        if let Some(cache) = &mut self.cache {
+            cache.forget(p);
+        }
+        listed
     }
 
     /// `lpn` now reads content `c` through a copy (its map entry becomes `VIRT | c`).

@@ -15,6 +15,7 @@
 //! engine clears the spare areas of the pages given up), recovery time.
 
 use super::blocks::BlockState;
+use super::content::VIRT;
 use super::mapping::{Ftl, NONE};
 use crate::units::{BlockId, Lpn, Ppn};
 
@@ -26,6 +27,11 @@ pub struct Rebuilt {
     pub pages_sealed: u64,
     /// Blocks erased (their erase had been issued).
     pub erased: u64,
+    /// Content-aware schemes: logical pages kept mapped to a content (module doc).
+    pub shared_kept: u64,
+    /// Content-aware schemes: listed copies dropped from the content tables because flash
+    /// lost them (module doc).
+    pub copies_dropped: u64,
 }
 
 impl Ftl {
@@ -33,14 +39,18 @@ impl Ftl {
     /// each logical page's newest surviving version (`NONE`: none; ids past `page.len()`,
     /// such as RAIN parity, are left unmapped), `erased[b]` says block `b`'s erase was
     /// issued, `now` is when the blocks sealed here count as sealed (their age for the
-    /// cost-benefit and FIFO victims).
+    /// cost-benefit and FIFO victims). Virtual entries stay (module doc).
     ///
     /// Panics unless `erased` has an entry per block.
     pub fn recover(&mut self, page: &[u32], erased: &[bool], now: u64) -> Rebuilt {
         let ppb = self.geo.pages_per_block;
         assert_eq!(erased.len(), self.blocks.state.len(), "an entry per block");
-        let mut out = Rebuilt::default();
-        self.l2p.fill(NONE);
+        let mut out = Rebuilt { copies_dropped: self.forget_lost_content(erased), ..Rebuilt::default() };
+        // Physical entries come from the scan; virtual ones (top bit set, like NONE) from the
+        // flushed content tables.
+        for e in self.l2p.iter_mut().filter(|e| **e < VIRT) {
+            *e = NONE;
+        }
         self.valid_bits.fill(0);
         let b = &mut self.blocks;
         b.valid.fill(0);
@@ -77,12 +87,45 @@ impl Ftl {
             pb.free.extend(freed.iter().copied().filter(|&blk| self.geo.plane_of_block(blk).idx() == p));
         }
         for (lpn, &p) in page.iter().enumerate() {
-            if p != NONE {
+            // A logical page mapped to a content reads its newest version from a copy: an
+            // older (or equal) page of its own the scan found does not replace that.
+            if p != NONE && self.l2p[lpn] == NONE {
                 debug_assert_eq!(self.p2l[p as usize], lpn as u32, "a surviving page names its logical page");
                 self.map(Lpn(lpn as u32), Ppn(p));
             }
         }
+        if let Some(ct) = &mut self.content {
+            out.shared_kept = ct.shared_pages();
+            // A kept page is an invalid one (DAGC revalidates only those); one the rebuilt
+            // map made valid again is no longer kept.
+            let valid = &self.valid_bits;
+            if let Some(cache) = &mut ct.cache {
+                cache.retain(|p| valid[p as usize / 64] & (1 << (p % 64)) == 0);
+            }
+        }
         out
+    }
+
+    /// The content tables survive a cut, but not every page they name (module doc): drop
+    /// the pages of the blocks whose erase was issued, and those given up in the blocks
+    /// being written (from their first unfinished program on, the pages whose spare area
+    /// the engine cleared: torn or never written). Returns the listed copies dropped.
+    fn forget_lost_content(&mut self, erased: &[bool]) -> u64 {
+        let ppb = self.geo.pages_per_block;
+        let Some(ct) = &mut self.content else { return 0 };
+        let mut dropped = 0;
+        for (b, &gone) in erased.iter().enumerate() {
+            let from = match self.blocks.state[b] {
+                _ if gone => 0,
+                BlockState::Open | BlockState::Full => self.blocks.programmed[b],
+                _ => continue,
+            };
+            let first = self.geo.ppn(BlockId(b as u32), 0).0;
+            for p in (first + from..first + ppb).filter(|&p| gone || self.p2l[p as usize] == NONE) {
+                dropped += u64::from(ct.forget_page(p));
+            }
+        }
+        dropped
     }
 }
 
@@ -125,7 +168,7 @@ mod tests {
         survivors[7] = pages[0].0;
         survivors[8] = pages[1].0;
         let r = ftl.recover(&survivors, &erased, 99);
-        assert_eq!(r, Rebuilt { pages_sealed: u64::from(ppb - 2), erased: 1 });
+        assert_eq!(r, Rebuilt { pages_sealed: u64::from(ppb - 2), erased: 1, shared_kept: 0, copies_dropped: 0 });
         assert_eq!((ftl.lookup(Lpn(7)), ftl.lookup(Lpn(8)), ftl.lookup(Lpn(9))), (Some(pages[0]), Some(pages[1]), None));
         assert_eq!(ftl.blocks.state[open.idx()], BlockState::Sealed);
         assert_eq!((ftl.blocks.valid[open.idx()], ftl.blocks.programmed[open.idx()], ftl.blocks.sealed_at[open.idx()]), (2, ppb, 99));

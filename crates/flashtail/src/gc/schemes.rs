@@ -38,8 +38,6 @@ impl Scheme {
             Some("it keeps RAIN parity, which recovery would have to recompute from the recovered data")
         } else if self.interconnect != Interconnect::Bus {
             Some("it moves data over the Venice mesh, whose routers' state a cut does not reset")
-        } else if self.content.is_some() {
-            Some("its content tables (flushed by supercapacitor, spec 04) would have to be restored, which is not modelled")
         } else {
             None
         }

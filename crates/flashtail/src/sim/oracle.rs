@@ -208,13 +208,23 @@ impl Oracle {
         }
     }
 
-    /// Power was cut and recovery found `versions` (per logical page, from 0): they are the
-    /// newest from now on, an unacknowledged write lost with its version (the engine's
-    /// `power_cut`).
-    pub fn recover(&mut self, versions: &[u32]) {
-        if self.enabled {
-            self.lpn_version[..versions.len()].copy_from_slice(versions);
+    /// Power was cut and recovery found `versions` (per logical page, from 0), in `pages`
+    /// (each logical page's own physical page, `NONE` for none): they are the newest from
+    /// now on, an unacknowledged write lost with its version (the engine's `power_cut`).
+    /// With content tracked, a logical page that lost its newest write has the content of
+    /// the version recovered (none if none was).
+    pub fn recover(&mut self, versions: &[u32], pages: &[u32]) {
+        if !self.enabled {
+            return;
         }
+        if self.content_on() {
+            for (lpn, (&v, &p)) in versions.iter().zip(pages).enumerate() {
+                if v < self.lpn_version[lpn] {
+                    self.lpn_content[lpn] = if p == crate::ftl::NONE { 0 } else { self.page_content[p as usize] };
+                }
+            }
+        }
+        self.lpn_version[..versions.len()].copy_from_slice(versions);
     }
 
     /// Version stored in a physical page (0 when disabled).

@@ -67,3 +67,36 @@ pub fn power_loss_load(gap_ns: u64, protected: Option<bool>) -> (DeviceConfig, V
     let span = dev.logical_bytes();
     (dev, random_workload(12_000, span, 70, 4, gap_ns, 11))
 }
+
+/// The content-aware schemes' tests' load (`splitgc.rs`, `power_cut.rs`): writes over half
+/// the tiny device's logical space (4-8 KiB, 80 %), with `dup_pct` % of
+/// written pages taking one of 64 popular contents and the rest unique, one request per
+/// 2 ms on average: GC runs throughout, and scrub passes (every 50 ms) see the data.
+pub fn dup_workload(n: usize, dup_pct: u64, seed: u64) -> Vec<HostRequest> {
+    let mut r = Rng(seed);
+    let span_pages = 2048u64;
+    let mut t = 0u64;
+    let mut unique = 1_000_000u64;
+    (0..n)
+        .map(|_| {
+            t += r.below(4_000_001);
+            let np = 1 + r.below(2);
+            let p = r.below(span_pages - np);
+            if r.below(100) < 80 {
+                let mut q = HostRequest::new(Nanos(t), p * 4096, np * 4096, Op::Write);
+                for _ in 0..np {
+                    let fp = if r.below(100) < dup_pct {
+                        1 + r.below(64)
+                    } else {
+                        unique += 1;
+                        unique
+                    };
+                    q.fingerprints.push(fp);
+                }
+                q
+            } else {
+                HostRequest::new(Nanos(t), p * 4096, np * 4096, Op::Read)
+            }
+        })
+        .collect()
+}

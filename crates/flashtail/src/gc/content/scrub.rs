@@ -95,6 +95,18 @@ impl Scrub {
         None
     }
 
+    /// Power was cut: the running pass (its per-plane cursors are controller memory) is
+    /// abandoned unfinished. The progress table, flushed with the other metadata, still
+    /// names its group, so the next pass fingerprints that group again from its start.
+    /// Returns whether a pass was running.
+    pub fn abort(&mut self) -> bool {
+        let was = self.active;
+        self.cursor.fill(None);
+        self.planes_left = 0;
+        self.active = false;
+        was
+    }
+
     /// Is plane `plane` still in the running pass?
     pub fn pending(&self, plane: PlaneId) -> bool {
         self.cursor[plane.idx()].is_some()

@@ -32,11 +32,19 @@
 //! Wait causes are not charged with the outage (a re-sent request starts a new record of its
 //! waits); its latency carries it.
 //!
+//! The content-aware schemes (splitgc, cagc, dagc) keep their content tables: the
+//! supercapacitor flushes them at a power loss (spec 04, "Crash consistency"), so a logical
+//! page mapped to a content stays mapped to it, and the tables drop only the pages flash lost
+//! (`ftl::recovery`); their volatile work (scrub pass, SplitGC's waiting queue, Bloom filter,
+//! transactions) is lost and re-derived from the tables (`content_path::power_cut`, which
+//! says item by item what survives). They are cut, as audited, only with power-loss
+//! protection (`power_loss_setup`): the supercapacitor is that protection.
+//!
 //! Covered: every scheme but those with state a cut would have to restore that is not modelled
 //! (refused with the reason, `power_cut_setup`): RAIN parity (ttflash-gtr, ttflash-rgc,
 //! ttflash: the stripes' parity would have to be recomputed from the recovered data), the
-//! Venice mesh (venice, gc-bypass, `--interconnect`), the content-aware schemes' tables, and
-//! the DRAM write buffer (refused as for audits).
+//! Venice mesh (venice, gc-bypass, `--interconnect`), and the DRAM write buffer (refused as
+//! for audits).
 
 use super::{phases, Simulation};
 use crate::ftl::{BlockState, NONE};
@@ -64,6 +72,11 @@ pub(super) struct PowerCuts {
     pub unacked_lost: u64,
     /// Pages given up when open blocks were sealed (torn, or never written).
     pub padded_pages: u64,
+    /// Content-aware schemes, summed over the cuts: logical pages recovered mapped to a
+    /// content, and listed copies the content tables dropped because flash lost them
+    /// (`ftl::recovery`).
+    pub shared_pages: u64,
+    pub copies_dropped: u64,
     /// A recovery that left the FTL inconsistent: the run stops with it (through `fatal`,
     /// so the run loop needs no error path of its own for cuts).
     pub failed: Option<SimError>,
@@ -71,6 +84,10 @@ pub(super) struct PowerCuts {
     /// page's surviving page is dropped from the rebuilt mapping.
     #[cfg(test)]
     pub drop_survivor: Option<u32>,
+    /// Another, for content-aware schemes: every listed copy of the content this logical page
+    /// is mapped to is dropped from the rebuilt content tables.
+    #[cfg(test)]
+    pub drop_copies_of: Option<u32>,
 }
 
 impl PowerCuts {
@@ -92,11 +109,11 @@ impl Simulation {
     pub(super) fn power_cut_setup(&mut self) -> Result<(), String> {
         let name = &self.scheme_name;
         // The engine's RAIN, mesh and content state come from these scheme settings.
-        debug_assert_eq!(self.scheme.power_cut_refusal().is_none(), self.rain.is_none() && self.mesh.is_none() && self.content.is_none());
+        debug_assert_eq!(self.scheme.power_cut_refusal().is_none(), self.rain.is_none() && self.mesh.is_none());
         if let Some(why) = self.scheme.power_cut_refusal() {
             return Err(format!(
-                "scheme '{name}': power cuts (--power-cut-at) cover base, preemptive, nogc, ttflash-pbl, wla-gc and the \
-                 partial-GC schemes, not this one: {why} (--power-loss-every audits it without enacting the loss)"
+                "scheme '{name}': power cuts (--power-cut-at) cover base, preemptive, nogc, ttflash-pbl, wla-gc, the \
+                 partial-GC and the content-aware schemes, not this one: {why} (--power-loss-every audits it without enacting the loss)"
             ));
         }
         let mut at = self.opts.power_cut_at.clone();
@@ -119,9 +136,13 @@ impl Simulation {
             reissued: 0,
             unacked_lost: 0,
             padded_pages: 0,
+            shared_pages: 0,
+            copies_dropped: 0,
             failed: None,
             #[cfg(test)]
             drop_survivor: None,
+            #[cfg(test)]
+            drop_copies_of: None,
         }));
         Ok(())
     }
@@ -238,11 +259,10 @@ impl Simulation {
         }
         let rebuilt = self.ftl.recover(&found.page, erased, at.0);
         #[cfg(test)]
-        if let Some(l) = self.cuts.as_ref().and_then(|pc| pc.drop_survivor) {
-            self.ftl.unmap(crate::units::Lpn(l));
-        }
+        self.sabotage_recovery();
+        // The maps, the block table and the content tables (`Content::check`) agree.
         self.ftl.check_invariants().map_err(|e| SimError::Invariant(format!("after the power cut at t={} ns: {e}", at.0)))?;
-        self.oracle.recover(&found.version);
+        self.oracle.recover(&found.version, &found.page);
         self.c.erases += rebuilt.erased;
         self.c.host_pages_programmed += finished_host;
         let back = at + Nanos(recovery);
@@ -253,12 +273,17 @@ impl Simulation {
             pc.reissued += resend.len() as u64;
             pc.unacked_lost += unacked;
             pc.padded_pages += rebuilt.pages_sealed - finished_host;
+            pc.shared_pages += rebuilt.shared_kept;
+            pc.copies_dropped += rebuilt.copies_dropped;
             pc.due = pc.at.get(pc.next).copied().unwrap_or(u64::MAX);
         }
         // 5. The device is back.
         self.down_until = back.0;
         self.now = back;
         self.cur_key = phases::key(back, u64::MAX);
+        if self.content.is_some() {
+            self.content_recovered();
+        }
         for p in 0..geo.planes() {
             self.free_changed(PlaneId(p));
         }
@@ -293,5 +318,26 @@ impl Simulation {
         self.free_rebuilds.clear();
         self.gc_woken = false;
         self.scheme.gc.power_cut();
+        if self.content.is_some() {
+            self.content_power_cut();
+        }
+    }
+
+    /// The deliberately wrong recoveries the engine tests ask for (`PowerCuts::drop_survivor`,
+    /// `drop_copies_of`).
+    #[cfg(test)]
+    fn sabotage_recovery(&mut self) {
+        let Some(pc) = self.cuts.as_ref() else { return };
+        let (survivor, copies_of) = (pc.drop_survivor, pc.drop_copies_of);
+        if let Some(l) = survivor {
+            self.ftl.unmap(crate::units::Lpn(l));
+        }
+        if let Some(l) = copies_of {
+            let c = self.ftl.l2p[l as usize] & !crate::ftl::content::VIRT;
+            let ct = self.ftl.content.as_mut().expect("content tables");
+            for p in ct.copies(c).to_vec() {
+                ct.forget_page(p);
+            }
+        }
     }
 }

@@ -180,9 +180,11 @@ impl Simulation {
 pub(super) struct Survivors {
     /// Newest surviving version of each logical page (0: none).
     pub version: Vec<u32>,
-    /// The physical page holding each logical page's newest surviving version (`NONE`: none
-    /// on flash); empty unless asked for. Only meaningful where flash is the only source (a
-    /// power cut refuses the schemes with capacitor-backed copies: `power_loss_setup`).
+    /// The physical page holding each logical page's own newest surviving version (`NONE`:
+    /// none on flash); empty unless asked for. A logical page mapped to a content
+    /// (content-aware schemes) is recovered through the content instead (`Ftl::recover`
+    /// keeps its entry), whatever its own page here. Pages in ttFlash's stripe buffer are
+    /// not described here.
     pub page: Vec<u32>,
     /// Per block: its pages whose programs finished or finish on capacitor power (0 for a
     /// block whose erase was issued): what a spare-area scan reads.

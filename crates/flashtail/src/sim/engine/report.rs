@@ -70,6 +70,10 @@ impl Simulation {
             extra.insert("power_cut_reissued_requests".into(), pc.reissued);
             extra.insert("power_cut_unacked_pages".into(), pc.unacked_lost);
             extra.insert("power_cut_padded_pages".into(), pc.padded_pages);
+            if self.content.is_some() {
+                extra.insert("power_cut_shared_pages".into(), pc.shared_pages);
+                extra.insert("power_cut_copies_dropped".into(), pc.copies_dropped);
+            }
         }
         if let Some(fb) = &self.flush {
             extra.insert("flush_stripes".into(), fb.flushes);

@@ -163,6 +163,7 @@ impl Simulation {
             x.dst = dst;
             x.version = c;
             x.background = true;
+            self.cw().deferred_in_flight += 1;
             return Some(t);
         }
     }
@@ -265,19 +266,27 @@ impl Simulation {
         }
         if s.group == 0 && s.passes > 0 {
             // A new cycle over the groups: rebuild the Bloom filter from the table.
-            let bloom = w.bloom.as_mut().expect("splitgc");
-            bloom.clear();
-            let ct = self.ftl.content.as_ref().expect("content");
-            for c in ct.listed_contents() {
-                bloom.insert(ct.fingerprint(c));
-            }
-            w.add(Ctr::BloomRebuilds, 1);
+            self.bloom_from_table();
+            self.cw().add(Ctr::BloomRebuilds, 1);
         }
+        let w = self.content.as_mut().expect("content");
         let s = w.scrub.as_mut().expect("splitgc");
         s.start();
         w.add(Ctr::ScrubPassesStarted, 1);
         for u in 0..self.units.len() as u32 {
             self.dispatch(u);
+        }
+    }
+
+    /// Empty the Bloom filter and insert every listed content's fingerprint (a new cycle of
+    /// passes, or the recovery from a power cut).
+    pub(super) fn bloom_from_table(&mut self) {
+        let w = self.content.as_mut().expect("content");
+        let bloom = w.bloom.as_mut().expect("splitgc");
+        bloom.clear();
+        let ct = self.ftl.content.as_ref().expect("content");
+        for c in ct.listed_contents() {
+            bloom.insert(ct.fingerprint(c));
         }
     }
 

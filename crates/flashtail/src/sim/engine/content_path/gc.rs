@@ -201,6 +201,10 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     pub(in crate::sim::engine) fn rewrite_done(&mut self, plane: PlaneId, lpn: u32, src: u32, dst: u32, c: u32, rescue: bool) {
+        if !rescue {
+            let w = self.cw();
+            w.deferred_in_flight = w.deferred_in_flight.checked_sub(1).expect("a deferred write finished that was not counted");
+        }
         let sealed = self.ftl.blocks.mark_programmed(&self.ftl.geo, Ppn(dst), self.now.0);
         self.c.gc_pages_programmed += 1;
         self.ct().page[dst as usize] = c;

@@ -17,6 +17,7 @@
 
 mod background;
 mod gc;
+mod power_cut;
 
 use super::Simulation;
 use crate::ftl::content::{Content, VIRT};
@@ -66,6 +67,11 @@ counters! {
     DeferredWritesSuperseded => "deferred_writes_superseded",
     FingerprintTableLookups => "fingerprint_table_lookups",
     LastCopiesRescued => "last_copies_rescued",
+    PowerCutDagcKeptPages => "power_cut_dagc_kept_pages",
+    PowerCutDeferredDropped => "power_cut_deferred_dropped",
+    PowerCutDeferredRequeued => "power_cut_deferred_requeued",
+    PowerCutScrubPassesAborted => "power_cut_scrub_passes_aborted",
+    PowerCutSharedReads => "power_cut_shared_reads",
     RescuePagesWritten => "rescue_pages_written",
     ScrubControllerNs => "scrub_controller_ns",
     ScrubDuplicatesFound => "scrub_duplicates_found",
@@ -85,6 +91,9 @@ pub(super) struct ContentWork {
     /// SplitGC's waiting queue, per plane of the copy a deferred write will read:
     /// (logical page, content).
     deferred: Vec<VecDeque<(u32, u32)>>,
+    /// Deferred writes taken from the queue whose rewrite has not finished (a power cut
+    /// counts them with the queue it drops).
+    deferred_in_flight: u32,
     /// The units on each channel.
     channel_units: Vec<Vec<u32>>,
     /// Per unit: it found background work but left it because its channel was in GC; it is
@@ -123,6 +132,14 @@ impl ContentWork {
     /// winding down).
     fn scrub_due(&self, plane: PlaneId) -> bool {
         !self.draining && self.scrub.as_ref().is_some_and(|s| s.active && s.pending(plane))
+    }
+
+    /// Add `n` to a counter reported only when something happened (`n > 0`): the power
+    /// cuts' counters stay out of the reports of runs without cuts.
+    fn add_some(&mut self, k: Ctr, n: u64) {
+        if n > 0 {
+            self.add(k, n);
+        }
     }
 
     fn max(&mut self, k: Ctr, n: u64) {
@@ -167,6 +184,7 @@ impl Simulation {
             scrub: split.then(|| Scrub::new(geo.planes(), geo.blocks_per_plane, cs.params.groups, cs.params.check_all)),
             bloom: split.then(|| Bloom::new(u64::from(geo.total_pages()), cs.params.bloom_bits)),
             deferred: vec![VecDeque::new(); geo.planes() as usize],
+            deferred_in_flight: 0,
             channel_units: {
                 let mut by_channel = vec![Vec::new(); self.channels.len()];
                 for (u, unit) in self.units.iter().enumerate() {
@@ -340,6 +358,9 @@ impl Simulation {
     pub(super) fn shared_read(&mut self, slot: u32, lpn: u32, entry: u32) {
         let ppn = self.serving_copy(entry);
         self.cw().add(Ctr::SharedReads, 1);
+        if self.cuts.as_ref().is_some_and(|pc| pc.cuts > 0) {
+            self.cw().add(Ctr::PowerCutSharedReads, 1);
+        }
         let plane = self.ftl.blocks.plane_of(Ppn(ppn));
         let t = self.new_txn(TxnKind::Read, plane, lpn, ppn, slot);
         self.enqueue_user(t);
