@@ -18,6 +18,10 @@
 //!   content has sharers; the engine rescues the last copy before an erase (see
 //!   [`Content::last_copies_in`]) and [`Content::check`] proves it.
 //!
+//! Both tables, the duplicate bits and DAGC's cache are controller metadata the
+//! supercapacitor flushes at a power loss (spec 04): they survive a power cut, less the pages
+//! flash lost ([`Content::forget_page`], from `Ftl::recover`).
+//!
 //! Does not model: partial-page content, hash collisions (distinct fingerprints are distinct
 //! contents), the tables' own flash footprint (spec 04: flushed by supercapacitor).
 

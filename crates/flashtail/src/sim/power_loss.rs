@@ -31,7 +31,8 @@
 //! rebuilds the FTL from what survives (the same computation the audit uses), is unavailable
 //! for the recovery's spare-area scan, and goes on from the recovered state, the host sending
 //! again every request that had not completed; `Durability::restart` makes the recovered
-//! versions the new promise.
+//! versions the new promise. Under the content-aware schemes the recovery keeps their
+//! flushed tables, so a page mapped to a content stays mapped to it (`ftl::recovery`).
 //!
 //! Does not model: the time or flash footprint of flushing the content-aware schemes' tables,
 //! and the DRAM write buffer without ttFlash's flush (refused: its writes get their versions

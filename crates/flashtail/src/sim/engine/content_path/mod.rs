@@ -7,7 +7,8 @@
 //! Here: the scheme's state and counters, set-up, page contents on host writes and reads of
 //! shared copies, and the report. `gc.rs` has the GC steps (deferral, CAGC's reads, DAGC's
 //! kept pages, rescues); `background.rs` the scrub and deferred writes, with the three rules
-//! that keep them out of the way of host I/O and GC.
+//! that keep them out of the way of host I/O and GC; `power_cut.rs` what a power cut loses
+//! of this work and how it is re-derived from the tables that survive.
 //!
 //! Controller time per scrubbed page (ECC, SHA-1, table update) is pipelined with the next
 //! read and holds no plane; it is reported, not waited for.
