@@ -511,7 +511,13 @@ fn power_cuts_from_the_command_line() {
     );
     let mut args = base.to_vec();
     args.extend(["--power-cut-at", "10", "--scheme", "venice"]);
-    fails(&args, &["scheme 'venice': power cuts (--power-cut-at) cover base, preemptive, nogc, ttflash-pbl, wla-gc and the partial-GC schemes, not this one: it moves data over the Venice mesh"]);
+    fails(&args, &["scheme 'venice': power cuts (--power-cut-at) cover base, preemptive, nogc, ttflash-pbl, wla-gc, the partial-GC and the content-aware schemes, not this one: it moves data over the Venice mesh"]);
+    // The content-aware schemes are cut (their tables survive: the key says how many pages
+    // came back mapped to a content).
+    let mut args = base.to_vec();
+    args.extend(["--power-cut-at", "1000,2000", "--scheme", "splitgc"]);
+    let (stdout, _) = succeeds(&args);
+    assert!(stdout.contains("  power_cuts: 2\n") && stdout.contains("  power_cut_shared_pages: "), "{stdout}");
     let mut args = base.to_vec();
     args.extend(["--power-cut-at", "10,10"]);
     fails(&args, &["--power-cut-at lists request 10 twice"]);
