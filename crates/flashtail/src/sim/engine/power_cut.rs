@@ -12,7 +12,8 @@
 //! 2. everything volatile is lost: flash operations under way (a program not finished is
 //!    torn unless power-loss protection finishes it, as in the audit; an erase issued
 //!    completes in recovery), queued transactions, held and stalled writes, channel and unit
-//!    state, GC runs and grants, the policy's timers (`GcPolicy::power_cut`), the mapping;
+//!    state, the Venice mesh's path reservations and waiting units, GC runs and grants, RAIN
+//!    rebuilds under way, the policy's timers (`GcPolicy::power_cut`), the mapping;
 //! 3. recovery rebuilds the FTL (`Ftl::recover`): each logical page maps to its newest
 //!    surviving page, blocks being written are sealed as they stand (their torn and unwritten
 //!    pages given up, GC reclaims them later), blocks whose erase was issued are erased; the
@@ -23,7 +24,8 @@
 //!    each unit its own planes' pages, the units in parallel: recovery time is the slowest
 //!    unit's (channel transfers of the small spare areas are not counted);
 //! 5. when the device is back, the engine announces every plane's free space to the GC policy
-//!    (as at the start of a run), and the host sends again every request that had not
+//!    (as at the start of a run), writes a new parity page for each RAIN stripe the cut left
+//!    stale (`parity_repair`), and the host sends again every request that had not
 //!    completed, in their order of arrival: a request completes once, its latency counted from
 //!    its first arrival, so the outage shows in the tail. Requests arriving during recovery
 //!    wait until the device is back (their latency, too, runs from their arrival). A re-sent
@@ -33,10 +35,10 @@
 //! waits); its latency carries it.
 //!
 //! Covered: every scheme but those with state a cut would have to restore that is not modelled
-//! (refused with the reason, `power_cut_setup`): RAIN parity (ttflash-gtr, ttflash-rgc,
-//! ttflash: the stripes' parity would have to be recomputed from the recovered data), the
-//! Venice mesh (venice, gc-bypass, `--interconnect`), the content-aware schemes' tables, and
-//! the DRAM write buffer (refused as for audits).
+//! (refused with the reason, `Scheme::power_cut_refusal`): ttFlash's capacitor-backed stripe
+//! buffer (ttflash: it would be flushed at the cut), the content-aware schemes' tables, and
+//! the DRAM write buffer (refused as for audits). RAIN parity (ttflash-gtr, ttflash-rgc) and
+//! the Venice mesh (venice, gc-bypass, `--interconnect`) are covered.
 
 use super::{phases, Simulation};
 use crate::ftl::{BlockState, NONE};
@@ -64,6 +66,9 @@ pub(super) struct PowerCuts {
     pub unacked_lost: u64,
     /// Pages given up when open blocks were sealed (torn, or never written).
     pub padded_pages: u64,
+    /// RAIN: parity pages written again after recovery for stripes the cut left stale
+    /// (`parity_repair`).
+    pub parity_rewrites: u64,
     /// A recovery that left the FTL inconsistent: the run stops with it (through `fatal`,
     /// so the run loop needs no error path of its own for cuts).
     pub failed: Option<SimError>,
@@ -71,6 +76,11 @@ pub(super) struct PowerCuts {
     /// page's surviving page is dropped from the rebuilt mapping.
     #[cfg(test)]
     pub drop_survivor: Option<u32>,
+    /// A recovery that leaves RAIN parity as it survived (no stale stripe detected), for the
+    /// test that the oracle catches a read rebuilt from a parity that does not cover its
+    /// stripe's data.
+    #[cfg(test)]
+    pub skip_parity_repair: bool,
 }
 
 impl PowerCuts {
@@ -91,12 +101,13 @@ impl Simulation {
     /// list and refuse what a cut does not cover.
     pub(super) fn power_cut_setup(&mut self) -> Result<(), String> {
         let name = &self.scheme_name;
-        // The engine's RAIN, mesh and content state come from these scheme settings.
-        debug_assert_eq!(self.scheme.power_cut_refusal().is_none(), self.rain.is_none() && self.mesh.is_none() && self.content.is_none());
+        // The engine's stripe buffer and content state come from these scheme settings.
+        debug_assert_eq!(self.scheme.power_cut_refusal().is_none(), self.flush.is_none() && self.content.is_none());
         if let Some(why) = self.scheme.power_cut_refusal() {
             return Err(format!(
-                "scheme '{name}': power cuts (--power-cut-at) cover base, preemptive, nogc, ttflash-pbl, wla-gc and the \
-                 partial-GC schemes, not this one: {why} (--power-loss-every audits it without enacting the loss)"
+                "scheme '{name}': power cuts (--power-cut-at) cover base, preemptive, nogc, ttflash-pbl, ttflash-gtr, \
+                 ttflash-rgc, wla-gc, venice, gc-bypass and the partial-GC schemes, not this one: {why} \
+                 (--power-loss-every audits it without enacting the loss)"
             ));
         }
         let mut at = self.opts.power_cut_at.clone();
@@ -119,9 +130,12 @@ impl Simulation {
             reissued: 0,
             unacked_lost: 0,
             padded_pages: 0,
+            parity_rewrites: 0,
             failed: None,
             #[cfg(test)]
             drop_survivor: None,
+            #[cfg(test)]
+            skip_parity_repair: false,
         }));
         Ok(())
     }
@@ -177,13 +191,16 @@ impl Simulation {
         self.now = at;
         self.cur_key = phases::key(at, u64::MAX);
         let found = self.survivors(true);
+        let logical = self.ftl.logical_pages as usize;
         // 1. The promise, checked as an audit checks it; from now on the recovered versions
         // are what the host counts on.
         let mut d = self.durable.take().expect("power cuts keep the acknowledged versions");
-        let (losses, unacked) = d.check(&found.version, |l| self.oracle.newest(l));
+        let (losses, unacked) = d.check(&found.version[..logical], |l| self.oracle.newest(l));
         self.report_losses(&losses);
-        d.restart(&found.version);
+        d.restart(&found.version[..logical]);
         self.durable = Some(d);
+        // RAIN: the stripes whose parity the cut left behind their data (`parity_repair`).
+        let stale = self.stale_stripes(&found.version);
         let geo = self.ftl.geo.clone();
         let ppb = geo.pages_per_block;
         let erased = &found.erasing;
@@ -213,7 +230,7 @@ impl Simulation {
         // the blocks sealed now, GC copies whose program had not finished (their version is
         // still 0), and the blocks erased. Host programs that finish on capacitor power are
         // host programs like any other.
-        let mut finished_host = 0u64;
+        let (mut finished_host, mut finished_parity) = (0u64, 0u64);
         for b in 0..geo.total_blocks() {
             let first = geo.ppn(BlockId(b), 0).0;
             if erased[b as usize] {
@@ -227,6 +244,8 @@ impl Simulation {
             for p in first + programmed..first + end {
                 if self.oracle.page(p) == 0 {
                     self.ftl.p2l[p as usize] = NONE;
+                } else if self.ftl.p2l[p as usize] >= self.ftl.logical_pages {
+                    finished_parity += 1;
                 } else {
                     finished_host += 1;
                 }
@@ -243,8 +262,18 @@ impl Simulation {
         }
         self.ftl.check_invariants().map_err(|e| SimError::Invariant(format!("after the power cut at t={} ns: {e}", at.0)))?;
         self.oracle.recover(&found.version);
+        self.restart_stripes(&found.version, &stale);
+        #[cfg(test)]
+        let stale = if self.cuts.as_ref().is_some_and(|pc| pc.skip_parity_repair) {
+            // Every stripe taken as clean: its parity trusted as it survived.
+            self.stripe_epoch.copy_from_slice(&self.parity_epoch);
+            Vec::new()
+        } else {
+            stale
+        };
         self.c.erases += rebuilt.erased;
         self.c.host_pages_programmed += finished_host;
+        self.c.parity_pages_programmed += finished_parity;
         let back = at + Nanos(recovery);
         if let Some(pc) = &mut self.cuts {
             pc.cuts += 1;
@@ -252,7 +281,8 @@ impl Simulation {
             pc.recovery_ns += recovery;
             pc.reissued += resend.len() as u64;
             pc.unacked_lost += unacked;
-            pc.padded_pages += rebuilt.pages_sealed - finished_host;
+            pc.padded_pages += rebuilt.pages_sealed - finished_host - finished_parity;
+            pc.parity_rewrites += stale.len() as u64;
             pc.due = pc.at.get(pc.next).copied().unwrap_or(u64::MAX);
         }
         // 5. The device is back.
@@ -262,6 +292,7 @@ impl Simulation {
         for p in 0..geo.planes() {
             self.free_changed(PlaneId(p));
         }
+        self.rewrite_parity(&stale);
         for (_, r) in resend {
             // Sent again, not a new request: it is counted once.
             self.c.requests_submitted -= 1;
@@ -292,6 +323,9 @@ impl Simulation {
         self.rebuilds.clear();
         self.free_rebuilds.clear();
         self.gc_woken = false;
+        if let Some(m) = &mut self.mesh {
+            m.power_cut();
+        }
         self.scheme.gc.power_cut();
     }
 }

@@ -70,6 +70,9 @@ impl Simulation {
             extra.insert("power_cut_reissued_requests".into(), pc.reissued);
             extra.insert("power_cut_unacked_pages".into(), pc.unacked_lost);
             extra.insert("power_cut_padded_pages".into(), pc.padded_pages);
+            if self.rain.is_some() {
+                extra.insert("power_cut_parity_rewrites".into(), pc.parity_rewrites);
+            }
         }
         if let Some(fb) = &self.flush {
             extra.insert("flush_stripes".into(), fb.flushes);
