@@ -34,9 +34,7 @@ impl Scheme {
     /// (`sim::engine::power_cut`). Asked by the engine, and by `compare` to leave such schemes
     /// out of its default set.
     pub fn power_cut_refusal(&self) -> Option<&'static str> {
-        if self.gc_tolerant_flush {
-            Some("its capacitor-backed stripe buffer (GC-tolerant flush) would have to be flushed at the cut, which is not modelled")
-        } else if self.content.is_some() {
+        if self.content.is_some() {
             Some("its content tables (flushed by supercapacitor, spec 04) would have to be restored, which is not modelled")
         } else {
             None

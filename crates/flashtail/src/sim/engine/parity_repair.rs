@@ -88,11 +88,14 @@ impl Simulation {
     }
 
     /// Stripes whose surviving parity may not be the XOR of their surviving data (module
-    /// doc, step 1). `version`: the newest surviving version of every id (data, then parity);
-    /// asked before recovery, while the oracle still knows the newest versions written.
-    pub(super) fn stale_stripes(&self, version: &[u32]) -> Vec<u32> {
+    /// doc, step 1). `page`: each id's newest surviving page on flash (data, then parity);
+    /// asked before recovery, while the mapping still names the pages last written. Flash
+    /// versions, not the newest: a page dirty in ttFlash's stripe buffer survives there, and
+    /// what matters to the parity is the version its stripe holds on flash.
+    pub(super) fn stale_stripes(&self, page: &[u32]) -> Vec<u32> {
         let Some(r) = &self.rain else { return Vec::new() };
-        let lost = |id: u32| version[id as usize] != self.oracle.newest(id);
+        let version = |p: u32| if p == NONE { 0 } else { self.oracle.page(p) };
+        let lost = |id: u32| version(page[id as usize]) != version(self.ftl.l2p[id as usize]);
         (0..r.stripes)
             .filter(|&s| {
                 let first = s * (r.width - 1);

@@ -35,10 +35,10 @@
 //! waits); its latency carries it.
 //!
 //! Covered: every scheme but those with state a cut would have to restore that is not modelled
-//! (refused with the reason, `Scheme::power_cut_refusal`): ttFlash's capacitor-backed stripe
-//! buffer (ttflash: it would be flushed at the cut), the content-aware schemes' tables, and
-//! the DRAM write buffer (refused as for audits). RAIN parity (ttflash-gtr, ttflash-rgc) and
-//! the Venice mesh (venice, gc-bypass, `--interconnect`) are covered.
+//! (refused with the reason, `Scheme::power_cut_refusal`): the content-aware schemes' tables,
+//! and the DRAM write buffer (refused as for audits). RAIN parity (`parity_repair`), ttFlash's
+//! capacitor-backed stripe buffer (`flush`) and the Venice mesh (venice, gc-bypass,
+//! `--interconnect`) are covered.
 
 use super::{phases, Simulation};
 use crate::ftl::{BlockState, NONE};
@@ -66,6 +66,8 @@ pub(super) struct PowerCuts {
     pub unacked_lost: u64,
     /// Pages given up when open blocks were sealed (torn, or never written).
     pub padded_pages: u64,
+    /// ttFlash's stripe buffer: dirty pages it kept across the cuts (`flush_power_cut`).
+    pub buffered_kept: u64,
     /// RAIN: parity pages written again after recovery for stripes the cut left stale
     /// (`parity_repair`).
     pub parity_rewrites: u64,
@@ -101,12 +103,12 @@ impl Simulation {
     /// list and refuse what a cut does not cover.
     pub(super) fn power_cut_setup(&mut self) -> Result<(), String> {
         let name = &self.scheme_name;
-        // The engine's stripe buffer and content state come from these scheme settings.
-        debug_assert_eq!(self.scheme.power_cut_refusal().is_none(), self.flush.is_none() && self.content.is_none());
+        // The engine's content state comes from this scheme setting.
+        debug_assert_eq!(self.scheme.power_cut_refusal().is_none(), self.content.is_none());
         if let Some(why) = self.scheme.power_cut_refusal() {
             return Err(format!(
-                "scheme '{name}': power cuts (--power-cut-at) cover base, preemptive, nogc, ttflash-pbl, ttflash-gtr, \
-                 ttflash-rgc, wla-gc, venice, gc-bypass and the partial-GC schemes, not this one: {why} \
+                "scheme '{name}': power cuts (--power-cut-at) cover base, preemptive, nogc, the ttFlash schemes, \
+                 wla-gc, venice, gc-bypass and the partial-GC schemes, not this one: {why} \
                  (--power-loss-every audits it without enacting the loss)"
             ));
         }
@@ -131,6 +133,7 @@ impl Simulation {
             unacked_lost: 0,
             padded_pages: 0,
             parity_rewrites: 0,
+            buffered_kept: 0,
             failed: None,
             #[cfg(test)]
             drop_survivor: None,
@@ -200,7 +203,7 @@ impl Simulation {
         d.restart(&found.version[..logical]);
         self.durable = Some(d);
         // RAIN: the stripes whose parity the cut left behind their data (`parity_repair`).
-        let stale = self.stale_stripes(&found.version);
+        let stale = self.stale_stripes(&found.page);
         let geo = self.ftl.geo.clone();
         let ppb = geo.pages_per_block;
         let erased = &found.erasing;
@@ -283,6 +286,7 @@ impl Simulation {
             pc.unacked_lost += unacked;
             pc.padded_pages += rebuilt.pages_sealed - finished_host - finished_parity;
             pc.parity_rewrites += stale.len() as u64;
+            pc.buffered_kept += self.flush.as_ref().map_or(0, |fb| u64::from(fb.dirty_pages));
             pc.due = pc.at.get(pc.next).copied().unwrap_or(u64::MAX);
         }
         // 5. The device is back.
@@ -323,6 +327,7 @@ impl Simulation {
         self.rebuilds.clear();
         self.free_rebuilds.clear();
         self.gc_woken = false;
+        self.flush_power_cut();
         if let Some(m) = &mut self.mesh {
             m.power_cut();
         }

@@ -184,8 +184,8 @@ pub(super) struct Survivors {
     /// RAIN's parity ids (a parity page's version is its stripe's epoch).
     pub version: Vec<u32>,
     /// The physical page holding each id's newest surviving version (`NONE`: none
-    /// on flash); empty unless asked for. Only meaningful where flash is the only source (a
-    /// power cut refuses the schemes with capacitor-backed copies: `power_loss_setup`).
+    /// on flash); empty unless asked for. A page whose newest version survives elsewhere
+    /// (ttFlash's stripe buffer) names its newest version on flash here.
     pub page: Vec<u32>,
     /// Per block: its pages whose programs finished or finish on capacitor power (0 for a
     /// block whose erase was issued): what a spare-area scan reads.

@@ -73,6 +73,9 @@ impl Simulation {
             if self.rain.is_some() {
                 extra.insert("power_cut_parity_rewrites".into(), pc.parity_rewrites);
             }
+            if self.flush.is_some() {
+                extra.insert("power_cut_buffered_pages".into(), pc.buffered_kept);
+            }
         }
         if let Some(fb) = &self.flush {
             extra.insert("flush_stripes".into(), fb.flushes);
