@@ -57,8 +57,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         a.schemes.iter().map(|s| s.trim().to_string()).collect()
     };
     if schemes.is_empty() {
-        // Only the default set can end up empty: --power-cut-at with --interconnect left
-        // every scheme out (the notes above say why).
+        // Only the default set can end up empty, if --power-cut-at left every scheme out
+        // (the notes above say why; today only ttflash is left out, so this is a guard).
         anyhow::bail!("no scheme left to compare: every scheme of the default set was left out (notes above); name the schemes with --schemes");
     }
     // Two runs of one scheme only repeat each other (same seed, same numbers) and make two

@@ -395,8 +395,8 @@ fn device_on_mutated_presets_simulates_some_and_refuses_some() {
     // simulations erased blocks, 252 devices were refused by their overrides or validation.
     assert!((80..=320).contains(&file_ok) && gc_ran >= 40 && refused >= 120, "file ok {file_ok}, GC ran {gc_ran}, refused {refused} of 400");
     // Runs that went through both power cuts (the entry itself fails on a lost write or a
-    // broken invariant): 52 measured (fixed seed), 10 of them under the content-aware schemes
-    // (42 before those were covered).
+    // broken invariant): 89 measured (fixed seed), 10 of them under the content-aware schemes
+    // (52 with RAIN and the mesh still refused, 42 with the content-aware schemes refused too).
     let content_cut = content_cut.get();
-    assert!(cut >= 40 && content_cut >= 6, "{cut} runs with two power cuts of 400, {content_cut} of them content-aware");
+    assert!(cut >= 70 && content_cut >= 6, "{cut} runs with two power cuts of 400, {content_cut} of them content-aware");
 }

@@ -36,8 +36,8 @@ pub struct Rebuilt {
 
 impl Ftl {
     /// Rebuild the maps and block table from a scan: `page[lpn]` is the physical page of
-    /// each logical page's newest surviving version (`NONE`: none; ids past `page.len()`,
-    /// such as RAIN parity, are left unmapped), `erased[b]` says block `b`'s erase was
+    /// each id's newest surviving version, logical pages then RAIN parity ids (`NONE`:
+    /// none; ids past `page.len()` are left unmapped), `erased[b]` says block `b`'s erase was
     /// issued, `now` is when the blocks sealed here count as sealed (their age for the
     /// cost-benefit and FIFO victims). Virtual entries stay (module doc).
     ///

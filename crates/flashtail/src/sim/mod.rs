@@ -48,8 +48,8 @@ pub struct SimOptions {
     /// request arrives, the engine checks what survives as an audit does, then drops every
     /// volatile state, rebuilds the FTL from flash, is unavailable for the recovery scan, and
     /// goes on; the host sends every request that had not completed again (the engine's
-    /// `power_cut`). Needs the oracle; not for schemes with RAIN parity, the Venice mesh,
-    /// content tracking or the DRAM buffer.
+    /// `power_cut`). Needs the oracle; not for ttFlash's stripe buffer, content tracking or
+    /// the DRAM buffer (`Scheme::power_cut_refusal`).
     pub power_cut_at: Vec<u64>,
 }
 

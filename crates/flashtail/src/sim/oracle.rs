@@ -13,6 +13,12 @@
 //! to the logical page. Whenever data is placed in a page for a logical page from another
 //! page's copy (a deferred write, a revalidated page), the content is checked first and the
 //! logical page's newest version is placed with it, so the version checks stay exact.
+//!
+//! RAIN (ttFlash) also rebuilds a page from its stripe: the XOR of the parity page and the
+//! other data pages is the page only if the parity was computed over exactly the data the
+//! stripe's pages hold on flash. For that the oracle keeps, per physical parity page, a
+//! signature of the data it covers (`stripe_signature` of its members' versions), and
+//! checks it against the members' pages at each rebuild (`check_parity`).
 
 pub struct Oracle {
     pub enabled: bool,
@@ -25,6 +31,19 @@ pub struct Oracle {
     /// (content-aware schemes only; empty otherwise).
     lpn_content: Vec<u32>,
     page_content: Vec<u32>,
+    /// Per physical page, the signature of the stripe data a parity page covers (RAIN
+    /// only; empty otherwise).
+    page_parity: Vec<u32>,
+}
+
+/// The signature of a stripe's data: what its parity must cover, from each data page's
+/// logical id and version (version 0, never written, holds zeros and adds nothing). XOR,
+/// as parity is: members combine in any order.
+pub fn stripe_signature(members: impl Iterator<Item = (u32, u32)>) -> u32 {
+    members.filter(|&(_, v)| v != 0).fold(0, |acc, (id, v)| {
+        let x = (u64::from(id) << 32 | u64::from(v)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        acc ^ (x >> 32) as u32
+    })
 }
 
 impl Oracle {
@@ -39,6 +58,32 @@ impl Oracle {
             first_violations: Vec::new(),
             lpn_content: Vec::new(),
             page_content: Vec::new(),
+            page_parity: Vec::new(),
+        }
+    }
+
+    /// Track what RAIN parity pages cover (module doc); a no-op when disabled.
+    pub fn track_parity(&mut self) {
+        if self.enabled {
+            self.page_parity = vec![0; self.page_version.len()];
+        }
+    }
+
+    /// Parity page `ppn` was written covering data of signature `sig`.
+    pub fn parity_written(&mut self, ppn: u32, sig: u32) {
+        if let Some(x) = self.page_parity.get_mut(ppn as usize) {
+            *x = sig;
+        }
+    }
+
+    /// A page is rebuilt from its stripe with parity page `ppn`: it must cover exactly the
+    /// data of signature `sig` (the stripe's data pages as they are on flash).
+    pub fn check_parity(&mut self, ppn: u32, sig: u32, id: u32, now: u64) {
+        if let Some(&got) = self.page_parity.get(ppn as usize) {
+            self.checked += 1;
+            if got != sig {
+                self.violation(format_args!("t={now}ns rebuilt read: parity page {ppn} (id {id}) covers other data than its stripe holds on flash"));
+            }
         }
     }
 
@@ -233,11 +278,15 @@ impl Oracle {
         if self.enabled { self.page_version[ppn as usize] } else { 0 }
     }
 
-    /// A GC move copied `version` into `dst`.
+    /// A GC move copied page `src`, holding `version`, into `dst` (what a RAIN parity page
+    /// covers moves with it).
     #[inline]
-    pub fn copy(&mut self, dst: u32, version: u32) {
+    pub fn copy(&mut self, src: u32, dst: u32, version: u32) {
         if self.enabled {
             self.page_version[dst as usize] = version;
+            if !self.page_parity.is_empty() {
+                self.page_parity[dst as usize] = self.page_parity[src as usize];
+            }
         }
     }
 

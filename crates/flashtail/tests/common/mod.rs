@@ -68,6 +68,17 @@ pub fn power_loss_load(gap_ns: u64, protected: Option<bool>) -> (DeviceConfig, V
     (dev, random_workload(12_000, span, 70, 4, gap_ns, 11))
 }
 
+/// The power-loss tests' load for RAIN: tiny on three channels (RAIN needs three), 90 %
+/// full, the same kind of requests over the data capacity left once a page in three holds
+/// parity.
+pub fn rain_load(protected: Option<bool>) -> (DeviceConfig, Vec<HostRequest>) {
+    let (mut dev, _) = power_loss_load(400_000, protected);
+    dev.geometry.channels = 3;
+    let data = flashtail::ftl::rain::Rain::data_capacity(dev.logical_pages(), 3);
+    let span = u64::from(data) * u64::from(dev.geometry.page_size);
+    (dev, random_workload(12_000, span, 70, 4, 400_000, 11))
+}
+
 /// The content-aware schemes' tests' load (`splitgc.rs`, `power_cut.rs`): writes over half
 /// the tiny device's logical space (4-8 KiB, 80 %), with `dup_pct` % of
 /// written pages taking one of 64 popular contents and the rest unique, one request per

@@ -80,7 +80,7 @@ impl Simulation {
                     }
                 } else if txn.buffered {
                     self.buffer_release(txn.parity);
-                } else {
+                } else if txn.req != NO_REQ {
                     self.page_done(txn.req);
                 }
             }
@@ -90,7 +90,7 @@ impl Simulation {
                 if self.ftl.geo.bits_per_cell > 1 {
                     self.count_gc_array_time(txn.ppn, txn.dst);
                 }
-                self.oracle.copy(txn.dst, txn.version);
+                self.oracle.copy(txn.ppn, txn.dst, txn.version);
                 let moved = self.ftl.remap_if_current(Ppn(txn.ppn), Ppn(txn.dst));
                 if moved {
                     self.c.gc_pages_migrated += 1;

@@ -8,8 +8,13 @@
 //!
 //! Reads of a buffered page are served from RAM. A page stays in the buffer map until its
 //! flash write is mapped, so no read can fall between the two; a page rewritten while its
-//! flushed write waits for its plane (held or stalled) is a new dirty page of its stripe. Not modelled: power loss
-//! (the capacitor makes the buffer durable by design).
+//! flushed write waits for its plane (held or stalled) is a new dirty page of its stripe.
+//!
+//! Power cuts (`power_cut`): the capacitor makes the buffer durable by design, so its data
+//! survives a cut (`flush_power_cut`): every dirty page stays buffered, and a page flushed
+//! whose flash write was not mapped yet (that write was volatile) is a dirty page of its
+//! stripe again, flushed later like any other. Not modelled: the buffer's dump to flash on
+//! capacitor power and its reload at restart (untimed).
 
 use super::{Simulation, EV_PAGE_DONE};
 use crate::ftl::rain::Rain;
@@ -203,6 +208,31 @@ impl Simulation {
             self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), EV_PAGE_DONE, slot);
             self.flush_if_needed();
         }
+    }
+
+    /// A power cut (module doc): the buffered data stays; work in flight does not. Pages
+    /// flushed but not mapped rejoin their stripes (in page order, so the run stays
+    /// deterministic), and the buffer holds exactly its dirty pages (flushed pages being
+    /// programmed finish on capacitor power and leave it).
+    pub(super) fn flush_power_cut(&mut self) {
+        let Some(fb) = self.flush.as_mut() else { return };
+        let rain = self.rain.as_ref().expect("GC-tolerant flush needs RAIN");
+        let mut orphans: Vec<u32> = fb.dirty.keys().copied().filter(|&l| !fb.stripes.get(&rain.stripe_of(l)).is_some_and(|e| e.1.contains(&l))).collect();
+        orphans.sort_unstable();
+        for lpn in orphans {
+            let s = rain.stripe_of(lpn);
+            let e = fb.stripes.entry(s).or_insert((0, Vec::new()));
+            e.1.push(lpn);
+            fb.dirty_pages += 1;
+            if e.0 == 0 {
+                fb.stamp += 1;
+                e.0 = fb.stamp;
+                fb.lru.insert(fb.stamp, s);
+            }
+        }
+        debug_assert_eq!(fb.dirty_pages as usize, fb.stripes.values().map(|e| e.1.len()).sum::<usize>());
+        debug_assert_eq!(fb.dirty_pages as usize, fb.dirty.len(), "every dirty page is in its stripe once");
+        fb.used = fb.dirty_pages;
     }
 
     /// Newest buffered version of a page, if it is dirty in the flush buffer.

@@ -130,6 +130,19 @@ impl MeshPaths {
         }
     }
 
+    /// A power cut (`power_cut`): every path held is released and every unit waiting for one
+    /// forgets it; the routers' reservations are volatile (router state, not flash), and the transfers they served are abandoned with their
+    /// transactions. The counters and the scouts' random stream carry on.
+    pub(super) fn power_cut(&mut self) {
+        for u in 0..self.since.len() as u32 {
+            self.net.release(u);
+        }
+        debug_assert_eq!(self.net.held_links(), 0, "every path belongs to a unit");
+        self.waiters.clear();
+        self.since.fill(Nanos::ZERO);
+        self.retried.fill(false);
+    }
+
     /// Nothing may hold or wait for a path once every transaction is done.
     pub(super) fn check_idle(&self) -> Result<(), String> {
         self.net.check()?;

@@ -43,6 +43,7 @@ mod flush;
 mod gc_path;
 mod host_path;
 mod mesh_path;
+mod parity_repair;
 mod phases;
 mod power_cut;
 mod power_loss;
@@ -373,6 +374,7 @@ impl Simulation {
         // maps and the conservation baseline below describe the state the run starts from.
         sim.settle().map_err(SimError::Device)?;
         sim.content_setup().map_err(SimError::Device)?;
+        sim.parity_setup();
         sim.power_loss_setup().map_err(SimError::Device)?;
         sim.programmed_at_start = sim.ftl.blocks.programmed.iter().map(|&x| x as u64).sum();
         // A preconditioned plane may already sit below the GC threshold.

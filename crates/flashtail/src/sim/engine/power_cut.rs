@@ -12,7 +12,8 @@
 //! 2. everything volatile is lost: flash operations under way (a program not finished is
 //!    torn unless power-loss protection finishes it, as in the audit; an erase issued
 //!    completes in recovery), queued transactions, held and stalled writes, channel and unit
-//!    state, GC runs and grants, the policy's timers (`GcPolicy::power_cut`), the mapping;
+//!    state, the Venice mesh's path reservations and waiting units, GC runs and grants, RAIN
+//!    rebuilds under way, the policy's timers (`GcPolicy::power_cut`), the mapping;
 //! 3. recovery rebuilds the FTL (`Ftl::recover`): each logical page maps to its newest
 //!    surviving page, blocks being written are sealed as they stand (their torn and unwritten
 //!    pages given up, GC reclaims them later), blocks whose erase was issued are erased; the
@@ -23,7 +24,8 @@
 //!    each unit its own planes' pages, the units in parallel: recovery time is the slowest
 //!    unit's (channel transfers of the small spare areas are not counted);
 //! 5. when the device is back, the engine announces every plane's free space to the GC policy
-//!    (as at the start of a run), and the host sends again every request that had not
+//!    (as at the start of a run), writes a new parity page for each RAIN stripe the cut left
+//!    stale (`parity_repair`), and the host sends again every request that had not
 //!    completed, in their order of arrival: a request completes once, its latency counted from
 //!    its first arrival, so the outage shows in the tail. Requests arriving during recovery
 //!    wait until the device is back (their latency, too, runs from their arrival). A re-sent
@@ -41,10 +43,10 @@
 //! protection (`power_loss_setup`): the supercapacitor is that protection.
 //!
 //! Covered: every scheme but those with state a cut would have to restore that is not modelled
-//! (refused with the reason, `power_cut_setup`): RAIN parity (ttflash-gtr, ttflash-rgc,
-//! ttflash: the stripes' parity would have to be recomputed from the recovered data), the
-//! Venice mesh (venice, gc-bypass, `--interconnect`), and the DRAM write buffer (refused as
-//! for audits).
+//! (refused with the reason, `Scheme::power_cut_refusal`; none is now), and the DRAM write
+//! buffer (refused as for audits). RAIN parity (`parity_repair`), ttFlash's capacitor-backed
+//! stripe buffer (`flush`), the Venice mesh (venice, gc-bypass, `--interconnect`) and the
+//! content-aware schemes' tables (above) are covered.
 
 use super::{phases, Simulation};
 use crate::ftl::{BlockState, NONE};
@@ -77,6 +79,11 @@ pub(super) struct PowerCuts {
     /// (`ftl::recovery`).
     pub shared_pages: u64,
     pub copies_dropped: u64,
+    /// ttFlash's stripe buffer: dirty pages it kept across the cuts (`flush_power_cut`).
+    pub buffered_kept: u64,
+    /// RAIN: parity pages written again after recovery for stripes the cut left stale
+    /// (`parity_repair`).
+    pub parity_rewrites: u64,
     /// A recovery that left the FTL inconsistent: the run stops with it (through `fatal`,
     /// so the run loop needs no error path of its own for cuts).
     pub failed: Option<SimError>,
@@ -88,6 +95,11 @@ pub(super) struct PowerCuts {
     /// is mapped to is dropped from the rebuilt content tables.
     #[cfg(test)]
     pub drop_copies_of: Option<u32>,
+    /// A recovery that leaves RAIN parity as it survived (no stale stripe detected), for the
+    /// test that the oracle catches a read rebuilt from a parity that does not cover its
+    /// stripe's data.
+    #[cfg(test)]
+    pub skip_parity_repair: bool,
 }
 
 impl PowerCuts {
@@ -108,12 +120,11 @@ impl Simulation {
     /// list and refuse what a cut does not cover.
     pub(super) fn power_cut_setup(&mut self) -> Result<(), String> {
         let name = &self.scheme_name;
-        // The engine's RAIN, mesh and content state come from these scheme settings.
-        debug_assert_eq!(self.scheme.power_cut_refusal().is_none(), self.rain.is_none() && self.mesh.is_none());
         if let Some(why) = self.scheme.power_cut_refusal() {
             return Err(format!(
-                "scheme '{name}': power cuts (--power-cut-at) cover base, preemptive, nogc, ttflash-pbl, wla-gc, the \
-                 partial-GC and the content-aware schemes, not this one: {why} (--power-loss-every audits it without enacting the loss)"
+                "scheme '{name}': power cuts (--power-cut-at) cover base, preemptive, nogc, the ttFlash schemes, \
+                 wla-gc, venice, gc-bypass, the partial-GC and the content-aware schemes, not this one: {why} \
+                 (--power-loss-every audits it without enacting the loss)"
             ));
         }
         let mut at = self.opts.power_cut_at.clone();
@@ -138,11 +149,15 @@ impl Simulation {
             padded_pages: 0,
             shared_pages: 0,
             copies_dropped: 0,
+            parity_rewrites: 0,
+            buffered_kept: 0,
             failed: None,
             #[cfg(test)]
             drop_survivor: None,
             #[cfg(test)]
             drop_copies_of: None,
+            #[cfg(test)]
+            skip_parity_repair: false,
         }));
         Ok(())
     }
@@ -198,13 +213,16 @@ impl Simulation {
         self.now = at;
         self.cur_key = phases::key(at, u64::MAX);
         let found = self.survivors(true);
+        let logical = self.ftl.logical_pages as usize;
         // 1. The promise, checked as an audit checks it; from now on the recovered versions
         // are what the host counts on.
         let mut d = self.durable.take().expect("power cuts keep the acknowledged versions");
-        let (losses, unacked) = d.check(&found.version, |l| self.oracle.newest(l));
+        let (losses, unacked) = d.check(&found.version[..logical], |l| self.oracle.newest(l));
         self.report_losses(&losses);
-        d.restart(&found.version);
+        d.restart(&found.version[..logical]);
         self.durable = Some(d);
+        // RAIN: the stripes whose parity the cut left behind their data (`parity_repair`).
+        let stale = self.stale_stripes(&found.page);
         let geo = self.ftl.geo.clone();
         let ppb = geo.pages_per_block;
         let erased = &found.erasing;
@@ -234,7 +252,7 @@ impl Simulation {
         // the blocks sealed now, GC copies whose program had not finished (their version is
         // still 0), and the blocks erased. Host programs that finish on capacitor power are
         // host programs like any other.
-        let mut finished_host = 0u64;
+        let (mut finished_host, mut finished_parity) = (0u64, 0u64);
         for b in 0..geo.total_blocks() {
             let first = geo.ppn(BlockId(b), 0).0;
             if erased[b as usize] {
@@ -248,6 +266,8 @@ impl Simulation {
             for p in first + programmed..first + end {
                 if self.oracle.page(p) == 0 {
                     self.ftl.p2l[p as usize] = NONE;
+                } else if self.ftl.p2l[p as usize] >= self.ftl.logical_pages {
+                    finished_parity += 1;
                 } else {
                     finished_host += 1;
                 }
@@ -263,8 +283,18 @@ impl Simulation {
         // The maps, the block table and the content tables (`Content::check`) agree.
         self.ftl.check_invariants().map_err(|e| SimError::Invariant(format!("after the power cut at t={} ns: {e}", at.0)))?;
         self.oracle.recover(&found.version, &found.page);
+        self.restart_stripes(&found.version, &stale);
+        #[cfg(test)]
+        let stale = if self.cuts.as_ref().is_some_and(|pc| pc.skip_parity_repair) {
+            // Every stripe taken as clean: its parity trusted as it survived.
+            self.stripe_epoch.copy_from_slice(&self.parity_epoch);
+            Vec::new()
+        } else {
+            stale
+        };
         self.c.erases += rebuilt.erased;
         self.c.host_pages_programmed += finished_host;
+        self.c.parity_pages_programmed += finished_parity;
         let back = at + Nanos(recovery);
         if let Some(pc) = &mut self.cuts {
             pc.cuts += 1;
@@ -272,7 +302,9 @@ impl Simulation {
             pc.recovery_ns += recovery;
             pc.reissued += resend.len() as u64;
             pc.unacked_lost += unacked;
-            pc.padded_pages += rebuilt.pages_sealed - finished_host;
+            pc.padded_pages += rebuilt.pages_sealed - finished_host - finished_parity;
+            pc.parity_rewrites += stale.len() as u64;
+            pc.buffered_kept += self.flush.as_ref().map_or(0, |fb| u64::from(fb.dirty_pages));
             pc.shared_pages += rebuilt.shared_kept;
             pc.copies_dropped += rebuilt.copies_dropped;
             pc.due = pc.at.get(pc.next).copied().unwrap_or(u64::MAX);
@@ -287,6 +319,7 @@ impl Simulation {
         for p in 0..geo.planes() {
             self.free_changed(PlaneId(p));
         }
+        self.rewrite_parity(&stale);
         for (_, r) in resend {
             // Sent again, not a new request: it is counted once.
             self.c.requests_submitted -= 1;
@@ -317,6 +350,10 @@ impl Simulation {
         self.rebuilds.clear();
         self.free_rebuilds.clear();
         self.gc_woken = false;
+        self.flush_power_cut();
+        if let Some(m) = &mut self.mesh {
+            m.power_cut();
+        }
         self.scheme.gc.power_cut();
         if self.content.is_some() {
             self.content_power_cut();

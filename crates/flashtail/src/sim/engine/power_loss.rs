@@ -83,8 +83,9 @@ impl Simulation {
     pub(super) fn audit_power_loss(&mut self) {
         let Some(mut d) = self.durable.take() else { return };
         let found = self.survivors(false);
+        let logical = self.ftl.logical_pages as usize;
         d.shared_recovered += found.shared;
-        let losses = d.audit(&found.version, |l| self.oracle.newest(l));
+        let losses = d.audit(&found.version[..logical], |l| self.oracle.newest(l));
         self.report_losses(&losses);
         self.durable = Some(d);
     }
@@ -108,8 +109,10 @@ impl Simulation {
     /// is (a power cut rebuilds the mapping from it; an audit needs only versions).
     pub(super) fn survivors(&self, pages: bool) -> Survivors {
         let logical = self.ftl.logical_pages;
-        let mut version = vec![0u32; logical as usize];
-        let mut page = if pages { vec![NONE; logical as usize] } else { Vec::new() };
+        // Every id the FTL maps: the logical pages, then RAIN's parity ids.
+        let ids = self.ftl.l2p.len() as u32;
+        let mut version = vec![0u32; ids as usize];
+        let mut page = if pages { vec![NONE; ids as usize] } else { Vec::new() };
         let geo = &self.ftl.geo;
         let mut erasing = vec![false; self.ftl.geo.total_blocks() as usize];
         for b in self.gc.iter().filter(|g| g.erasing).filter_map(|g| g.victim) {
@@ -131,9 +134,8 @@ impl Simulation {
             end[b as usize] = e;
             let first = geo.ppn(BlockId(b), 0).0;
             for p in first..first + e {
-                // Parity pages carry ids past the logical pages (RAIN).
                 let lpn = self.ftl.p2l[p as usize];
-                if lpn < logical {
+                if lpn < ids {
                     // Ties (a GC copy and its source) keep the first page found: same data.
                     let v = self.oracle.page(p);
                     if v > version[lpn as usize] {
@@ -178,13 +180,14 @@ impl Simulation {
 
 /// What survives a power loss at an instant (`Simulation::survivors`).
 pub(super) struct Survivors {
-    /// Newest surviving version of each logical page (0: none).
+    /// Newest surviving version of each id the FTL maps (0: none): the logical pages, then
+    /// RAIN's parity ids (a parity page's version is its stripe's epoch).
     pub version: Vec<u32>,
-    /// The physical page holding each logical page's own newest surviving version (`NONE`:
-    /// none on flash); empty unless asked for. A logical page mapped to a content
-    /// (content-aware schemes) is recovered through the content instead (`Ftl::recover`
-    /// keeps its entry), whatever its own page here. Pages in ttFlash's stripe buffer are
-    /// not described here.
+    /// The physical page holding each id's own newest surviving version (`NONE`: none on
+    /// flash); empty unless asked for. A page whose newest version survives elsewhere
+    /// (ttFlash's stripe buffer) names its newest version on flash here; a logical page
+    /// mapped to a content (content-aware schemes) is recovered through the content instead
+    /// (`Ftl::recover` keeps its entry), whatever its own page here.
     pub page: Vec<u32>,
     /// Per block: its pages whose programs finished or finish on capacitor power (0 for a
     /// block whose erase was issued): what a spare-area scan reads.

@@ -157,6 +157,7 @@ impl Simulation {
         let own = self.ftl.l2p[lpn as usize];
         let own_v = if own == NONE { 0 } else { self.oracle.page(own) };
         self.oracle.check(lpn, own_v, "rebuilt read", self.now.0);
+        self.check_stripe_parity(s, lpn);
         for m in members {
             let mp = self.ftl.l2p[m as usize];
             if mp == NONE {

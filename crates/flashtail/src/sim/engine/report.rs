@@ -70,6 +70,12 @@ impl Simulation {
             extra.insert("power_cut_reissued_requests".into(), pc.reissued);
             extra.insert("power_cut_unacked_pages".into(), pc.unacked_lost);
             extra.insert("power_cut_padded_pages".into(), pc.padded_pages);
+            if self.rain.is_some() {
+                extra.insert("power_cut_parity_rewrites".into(), pc.parity_rewrites);
+            }
+            if self.flush.is_some() {
+                extra.insert("power_cut_buffered_pages".into(), pc.buffered_kept);
+            }
             if self.content.is_some() {
                 extra.insert("power_cut_shared_pages".into(), pc.shared_pages);
                 extra.insert("power_cut_copies_dropped".into(), pc.copies_dropped);

@@ -50,7 +50,7 @@ pub(super) fn reclaim_now(
                 return Err(format!("plane {plane} has no free page left for (instant) GC at t={} ns", now.0));
             };
             let _ = ftl.blocks.mark_programmed(&ftl.geo, dst, now.0);
-            oracle.copy(dst.0, oracle.page(src.0));
+            oracle.copy(src.0, dst.0, oracle.page(src.0));
             oracle.copy_content(src.0, dst.0);
             let moved = ftl.remap_if_current(src, dst);
             debug_assert!(moved, "a valid page of a victim is its logical page's current copy");

@@ -138,6 +138,7 @@ impl Simulation {
                 parity = true;
                 let s = (id - r.data_pages) as usize;
                 self.parity_epoch[s] = self.stripe_epoch[s];
+                self.parity_covers(s as u32, ppn.0);
                 self.oracle.write_version(id, ppn.0, self.stripe_epoch[s])
             }
             Some(r) => {
