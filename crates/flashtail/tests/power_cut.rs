@@ -244,6 +244,17 @@ fn power_cuts_are_deterministic_and_change_the_run() {
     let plain = cut(&dev, "rlgc", reqs, &[]).expect("no cut");
     assert!(!plain.flash.extra.contains_key("power_cuts"));
     assert!(a.writes.max_ns > plain.writes.max_ns, "the outage shows in the tail: {} vs {} ns", a.writes.max_ns, plain.writes.max_ns);
+    // ttflash: the stripe buffer's pages rejoin their stripes at a cut in page order, not in
+    // its hash map's (seeded per map) order; and the parity repair, and gc-bypass's mesh.
+    let (three, reqs) = rain_load(Some(false));
+    let mut buffered = three.clone();
+    buffered.buffer.enabled = true;
+    buffered.buffer.capacity_pages = 256;
+    for (d, scheme) in [(&buffered, "ttflash"), (&three, "gc-bypass")] {
+        let a = cut(d, scheme, reqs.clone(), &CUTS).expect("run a");
+        let b = cut(d, scheme, reqs.clone(), &CUTS).expect("run b");
+        assert_eq!((&a.flash, &a.reads, &a.writes, a.sim_time_ns, &a.integrity), (&b.flash, &b.reads, &b.writes, b.sim_time_ns, &b.integrity), "{scheme}");
+    }
 }
 
 /// A cut on an idle device delays the next request by exactly the recovery time, which is
