@@ -253,6 +253,14 @@ fn what_a_cut_does_not_cover_is_refused_with_a_reason() {
         }
     }
     let (unprotected, _) = power_loss_load(1_000_000, Some(false));
+    // The content-aware schemes are cut, as audited, only with power-loss protection: their
+    // tables are flushed by supercapacitor (spec 04).
+    for scheme in ["splitgc", "cagc", "dagc"] {
+        match cut(&unprotected, scheme, reqs.clone(), &[10]) {
+            Err(SimError::Device(msg)) => assert!(msg.contains("supercapacitor") && msg.contains("cut power on it with ftl.power_loss_protection on"), "{scheme}: {msg}"),
+            other => panic!("{scheme}: expected a refusal, got {:?}", other.map(|r| r.integrity.violations)),
+        }
+    }
     match cut(&unprotected, "nogc", reqs.clone(), &[10]) {
         Err(SimError::Device(msg)) => assert!(msg.contains("reclaims blocks instantly") && msg.contains("cut power on it with ftl.power_loss_protection on"), "{msg}"),
         other => panic!("expected a refusal, got {:?}", other.map(|r| r.integrity.violations)),
