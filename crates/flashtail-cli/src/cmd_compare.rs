@@ -42,11 +42,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
         let mut run: Vec<String> = run.iter().map(|n| n.to_string()).collect();
         if !a.opts.power_cut_at.is_empty() {
-            // Schemes a power cut cannot be enacted under would fail the whole comparison.
+            // Schemes a power cut cannot be enacted under on this device would fail the whole
+            // comparison (the engine asks the same question).
             run.retain(|n| {
-                let why = flashtail::runner::spec_scheme(&a.opts.spec(&dev, n)).ok().and_then(|s| s.power_cut_refusal());
+                let why = flashtail::runner::spec_scheme(&a.opts.spec(&dev, n)).ok().and_then(|s| flashtail::sim::power_loss::refusal(&s, &dev));
                 if let Some(why) = why {
-                    eprintln!("note: {n} left out (--power-cut-at: {why}; --power-loss-every audits it)");
+                    eprintln!("note: {n} left out (--power-cut-at: {})", why.message(n, "power cuts", "cut power on"));
                 }
                 why.is_none()
             });
@@ -58,7 +59,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     if schemes.is_empty() {
         // Only the default set can end up empty, if --power-cut-at left every scheme out
-        // (the notes above say why; today only ttflash is left out, so this is a guard).
+        // (the notes above say why: the device has the DRAM write buffer without ttFlash's
+        // flush).
         anyhow::bail!("no scheme left to compare: every scheme of the default set was left out (notes above); name the schemes with --schemes");
     }
     // Two runs of one scheme only repeat each other (same seed, same numbers) and make two

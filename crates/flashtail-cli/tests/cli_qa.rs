@@ -506,6 +506,18 @@ fn power_cuts_from_the_command_line() {
     for r in v["reports"].as_array().expect("reports") {
         assert_eq!((r["flash"]["extra"]["power_cuts"].as_u64(), r["integrity"]["violations"].as_u64()), (Some(1), Some(0)), "{}", r["scheme"]);
     }
+    // Without power-loss protection NoGC is left out (its instant erases ignore the pages a
+    // torn program still needs), not the whole comparison failed; with the DRAM write buffer
+    // every scheme is, which is an error.
+    let out = dir.join("compare-unprotected");
+    let (_, stderr) = succeeds(&["compare", "--device", "tiny", "--set", "ftl.power_loss_protection=false", "--gen", "bench-ref", "--gen-count", "3000", "--power-cut-at", "1500", "--out", out.to_str().expect("utf-8 path")]);
+    assert!(stderr.contains("note: nogc left out (--power-cut-at: scheme 'nogc' reclaims blocks instantly"), "{stderr}");
+    assert_eq!(compared_schemes(&out), ["base", "preemptive", "ttflash-pbl", "venice", "gc-bypass", "lazy-rtgc", "rlgc", "rlgc-aggressive", "idle-ma", "idle-es"]);
+    let out = dir.join("compare-none");
+    fails(
+        &["compare", "--device", "tiny", "--set", "buffer.enabled=true", "--set", "buffer.capacity_pages=64", "--gen", "bench-ref", "--gen-count", "3000", "--power-cut-at", "1500", "--out", out.to_str().expect("utf-8 path")],
+        &["note: base left out (--power-cut-at: power cuts do not cover the DRAM write buffer", "no scheme left to compare: every scheme of the default set was left out"],
+    );
     let mut args = base.to_vec();
     args.extend(["--set", "buffer.enabled=true", "--set", "buffer.capacity_pages=64", "--power-cut-at", "10"]);
     fails(&args, &["power cuts do not cover the DRAM write buffer (buffer.enabled) without ttFlash's flush"]);

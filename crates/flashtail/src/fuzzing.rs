@@ -235,7 +235,7 @@ pub fn device(data: &[u8]) -> DeviceOutcome {
         power_loss_every: 0,
         power_cut_at: Vec::new(),
     };
-    let cuts_covered = !spec.device.buffer.enabled && crate::runner::spec_scheme(&spec).is_ok_and(|s| s.power_cut_refusal().is_none());
+    let cuts_covered = crate::runner::spec_scheme(&spec).is_ok_and(|s| crate::sim::power_loss::refusal(&s, &spec.device).is_none());
     if cuts_covered {
         spec.power_cut_at = vec![1 + (pick as u64 >> 8) % n, n + n / 8 + 1];
     }

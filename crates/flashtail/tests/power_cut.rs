@@ -302,11 +302,12 @@ fn a_cut_on_an_idle_device_delays_the_next_request_by_the_recovery_scan() {
 #[test]
 fn what_a_cut_does_not_cover_is_refused_with_a_reason() {
     let (dev, reqs) = power_loss_load(1_000_000, None);
-    // Every scheme is covered (`Scheme::power_cut_refusal` refuses none); the content-aware
-    // ones only with power-loss protection, as for audits (their tables are flushed by
-    // supercapacitor, spec 04).
+    // Every scheme is covered on a protected device without the DRAM buffer
+    // (`sim::power_loss::refusal`, the one decision); the content-aware ones only with
+    // power-loss protection, as for audits (their tables are flushed by supercapacitor,
+    // spec 04).
     for (name, _) in flashtail::gc::scheme_names() {
-        assert_eq!(build_scheme(name, None, 3).expect("scheme").power_cut_refusal(), None, "{name}");
+        assert_eq!(flashtail::sim::power_loss::refusal(&build_scheme(name, None, 3).expect("scheme"), &dev), None, "{name}");
     }
     let (unprotected, _) = power_loss_load(1_000_000, Some(false));
     for scheme in ["splitgc", "cagc", "dagc"] {

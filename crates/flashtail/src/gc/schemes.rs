@@ -28,20 +28,6 @@ pub struct Scheme {
     pub content: Option<super::content::ContentScheme>,
 }
 
-impl Scheme {
-    /// Why a power cut (`SimOptions::power_cut_at`) cannot be enacted under this scheme, if it
-    /// cannot: state a recovery would have to restore that is not modelled
-    /// (`sim::engine::power_cut`). Asked by the engine, and by `compare` to leave such schemes
-    /// out of its default set.
-    pub fn power_cut_refusal(&self) -> Option<&'static str> {
-        // Every scheme is covered now: RAIN parity is repaired, ttFlash's stripe buffer and
-        // the content-aware schemes' tables survive, the mesh releases its paths
-        // (`sim::engine::power_cut`). A scheme whose state a recovery does not restore answers
-        // here, for the engine and `compare` alike.
-        None
-    }
-}
-
 /// Whether `name` (with or without `:overrides`) is one of a family's base names.
 pub(super) fn in_family(family: &[(&str, &str)], name: &str) -> bool {
     let base = name.split_once(':').map_or(name, |(b, _)| b);

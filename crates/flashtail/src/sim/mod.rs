@@ -49,7 +49,7 @@ pub struct SimOptions {
     /// volatile state, rebuilds the FTL from flash, is unavailable for the recovery scan, and
     /// goes on; the host sends every request that had not completed again (the engine's
     /// `power_cut`). Needs the oracle; not for ttFlash's stripe buffer, content tracking or
-    /// the DRAM buffer (`Scheme::power_cut_refusal`).
+    /// the DRAM buffer (`sim::power_loss::refusal`).
     pub power_cut_at: Vec<u64>,
 }
 

@@ -38,6 +38,60 @@
 //! and the DRAM write buffer without ttFlash's flush (refused: its writes get their versions
 //! only when flushed, after the host saw them complete).
 
+use crate::config::DeviceConfig;
+use crate::gc::Scheme;
+
+/// A scheme on a device that power-loss audits and power cuts do not cover (module doc),
+/// asked by the engine when it builds a run, by `compare` to leave such schemes out of its
+/// default set, and by the fuzzer to decide where to cut power: one decision.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// A content-aware scheme without power-loss protection: its tables need the
+    /// supercapacitor.
+    ContentUnprotected,
+    /// NoGC without power-loss protection: its instant erases skip the wait for programs
+    /// superseding a block's pages.
+    InstantReclaimUnprotected,
+    /// The DRAM write buffer without ttFlash's flush: its writes complete before they get a
+    /// version.
+    DramBuffer,
+}
+
+/// Why power loss cannot be audited or enacted under `scheme` on `dev`, if it cannot.
+pub fn refusal(scheme: &Scheme, dev: &DeviceConfig) -> Option<Refusal> {
+    let protected = dev.ftl.power_loss_protected();
+    if scheme.content.is_some() && !protected {
+        Some(Refusal::ContentUnprotected)
+    } else if scheme.gc.reclaims_instantly() && !protected {
+        Some(Refusal::InstantReclaimUnprotected)
+    } else if dev.buffer.enabled && !scheme.gc_tolerant_flush {
+        Some(Refusal::DramBuffer)
+    } else {
+        None
+    }
+}
+
+impl Refusal {
+    /// The error for scheme `name`; `what` is "power-loss audits" or "power cuts", `verb`
+    /// "audit" or "cut power on".
+    pub fn message(self, name: &str, what: &str, verb: &str) -> String {
+        match self {
+            Refusal::ContentUnprotected => format!(
+                "scheme '{name}': the content-aware schemes' tables are flushed by supercapacitor at a power loss (spec 04), \
+                 which a device without power-loss protection does not have: {verb} it with ftl.power_loss_protection on"
+            ),
+            Refusal::InstantReclaimUnprotected => format!(
+                "scheme '{name}' reclaims blocks instantly, ignoring the pages a power loss without protection needs \
+                 kept: {verb} it with ftl.power_loss_protection on"
+            ),
+            Refusal::DramBuffer => format!(
+                "{what} do not cover the DRAM write buffer (buffer.enabled) without ttFlash's flush: \
+                 its writes complete before they get a version"
+            ),
+        }
+    }
+}
+
 /// The host's view: the newest acknowledged version of each logical page.
 #[derive(Clone, Debug)]
 pub struct Durability {

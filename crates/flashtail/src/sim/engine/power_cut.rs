@@ -42,11 +42,11 @@
 //! says item by item what survives). They are cut, as audited, only with power-loss
 //! protection (`power_loss_setup`): the supercapacitor is that protection.
 //!
-//! Covered: every scheme but those with state a cut would have to restore that is not modelled
-//! (refused with the reason, `Scheme::power_cut_refusal`; none is now), and the DRAM write
-//! buffer (refused as for audits). RAIN parity (`parity_repair`), ttFlash's capacitor-backed
-//! stripe buffer (`flush`), the Venice mesh (venice, gc-bypass, `--interconnect`) and the
-//! content-aware schemes' tables (above) are covered.
+//! Covered: every scheme, with what audits cover (`sim::power_loss::refusal`: not the DRAM
+//! write buffer without ttFlash's flush, not NoGC or the content-aware schemes without
+//! power-loss protection): RAIN parity (`parity_repair`), ttFlash's capacitor-backed stripe
+//! buffer (`flush`), the Venice mesh (venice, gc-bypass, `--interconnect`) and the
+//! content-aware schemes' tables (above) included.
 
 use super::{phases, Simulation};
 use crate::ftl::{BlockState, NONE};
@@ -116,17 +116,9 @@ impl PowerCuts {
 }
 
 impl Simulation {
-    /// Power cuts asked for (from `power_loss_setup`, which made the audit's checks): check the
-    /// list and refuse what a cut does not cover.
+    /// Power cuts asked for (from `power_loss_setup`, which refused what neither audits nor
+    /// cuts cover: `sim::power_loss::refusal`): check the list.
     pub(super) fn power_cut_setup(&mut self) -> Result<(), String> {
-        let name = &self.scheme_name;
-        if let Some(why) = self.scheme.power_cut_refusal() {
-            return Err(format!(
-                "scheme '{name}': power cuts (--power-cut-at) cover base, preemptive, nogc, the ttFlash schemes, \
-                 wla-gc, venice, gc-bypass, the partial-GC and the content-aware schemes, not this one: {why} \
-                 (--power-loss-every audits it without enacting the loss)"
-            ));
-        }
         let mut at = self.opts.power_cut_at.clone();
         at.sort_unstable();
         if let Some(w) = at.windows(2).find(|w| w[0] == w[1]) {

@@ -38,26 +38,10 @@ impl Simulation {
         if !self.oracle.enabled {
             return Err(format!("{what} check versions, which only the integrity oracle keeps: turn the oracle on"));
         }
-        if self.content.is_some() && !self.dev.ftl.power_loss_protected() {
-            return Err(format!(
-                "scheme '{}': the content-aware schemes' tables are flushed by supercapacitor at a power loss (spec 04), \
-                 which a device without power-loss protection does not have: {verb} it with ftl.power_loss_protection on",
-                self.scheme_name
-            ));
+        if let Some(r) = crate::sim::power_loss::refusal(&self.scheme, &self.dev) {
+            return Err(r.message(&self.scheme_name, what, verb));
         }
-        if self.guard_superseded && self.scheme.gc.reclaims_instantly() {
-            return Err(format!(
-                "scheme '{}' reclaims blocks instantly, ignoring the pages a power loss without protection needs \
-                 kept: {verb} it with ftl.power_loss_protection on",
-                self.scheme_name
-            ));
-        }
-        if self.dev.buffer.enabled && self.flush.is_none() {
-            return Err(format!(
-                "{what} do not cover the DRAM write buffer (buffer.enabled) without ttFlash's flush: \
-                 its writes complete before they get a version"
-            ));
-        }
+        debug_assert!(self.content.is_none() || !self.guard_superseded, "content tracked with protection only");
         if cuts {
             self.power_cut_setup()?;
         }
