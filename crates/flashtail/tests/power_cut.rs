@@ -175,6 +175,10 @@ fn rain_and_mesh_schemes_survive_power_cuts() {
             if d.geometry.channels == 3 {
                 let rewrites = extra(&r, "power_cut_parity_rewrites");
                 assert!(rewrites > 0, "{what}: the cuts left stale stripes");
+                // Each new parity reads its stripe's data pages on flash: two on three channels
+                // (one for the last stripe, none for pages never written).
+                let reads = extra(&r, "power_cut_parity_reads");
+                assert!(reads > rewrites && reads <= 2 * rewrites, "{what}: {reads} reads for {rewrites} parity pages");
                 let rebuilt = extra(&r, "gtr_rebuilt_reads");
                 assert!(rebuilt > 100, "{what}: {rebuilt} reads rebuilt from parity");
             } else {

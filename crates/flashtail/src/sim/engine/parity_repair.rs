@@ -24,14 +24,17 @@
 //!    internal write (no host request waits for it), through the write path like any parity
 //!    write; when it is mapped the stripe's reads can be rebuilt again.
 //!
-//! Not modelled: reading the stale stripes' data to recompute their parity. The recovery
-//! scan senses every page (`power_cut`, step 4); the transfer of the data pages of stale
-//! stripes to the controller's XOR engine is not counted, like the scan's spare-area
-//! transfers.
+//! The new parity is the XOR of the stripe's data on flash, so its data pages are read first
+//! (internal reads, timed like any read and counted in `power_cut_parity_reads`), as ttFlash's
+//! flush reads a partial stripe's clean members (`flush`). As there, the parity write does
+//! not wait for the reads (the engine moves versions, not data); until it is mapped, the
+//! stripe's parity is behind.
 
 use super::Simulation;
 use crate::ftl::NONE;
 use crate::scheduler::txn::NO_REQ;
+use crate::scheduler::TxnKind;
+use crate::units::Ppn;
 use crate::sim::oracle::stripe_signature;
 
 impl Simulation {
@@ -128,10 +131,26 @@ impl Simulation {
         self.stripe_waiting.fill(0);
     }
 
-    /// Once the device is back (module doc, step 3): a new parity page for each stale stripe.
-    pub(super) fn rewrite_parity(&mut self, stale: &[u32]) {
+    /// Once the device is back (module doc, step 3): a new parity page for each stale stripe,
+    /// after reads of its data pages on flash. Returns the reads.
+    pub(super) fn rewrite_parity(&mut self, stale: &[u32]) -> u64 {
+        let Some(r) = self.rain.clone() else { return 0 };
+        let mut reads = 0;
         for &s in stale {
+            let first = s * (r.width - 1);
+            for m in first..(first + r.width - 1).min(r.data_pages) {
+                let mp = self.ftl.l2p[m as usize];
+                if mp == NONE {
+                    continue; // never written: zeros
+                }
+                reads += 1;
+                let p = self.ftl.blocks.plane_of(Ppn(mp));
+                let t = self.new_txn(TxnKind::Read, p, m, mp, NO_REQ);
+                self.txns[t as usize].internal = true;
+                self.enqueue_user(t);
+            }
             self.submit_stripe_parity(NO_REQ, s, false);
         }
+        reads
     }
 }

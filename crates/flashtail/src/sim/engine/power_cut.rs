@@ -84,6 +84,8 @@ pub(super) struct PowerCuts {
     /// RAIN: parity pages written again after recovery for stripes the cut left stale
     /// (`parity_repair`).
     pub parity_rewrites: u64,
+    /// RAIN: data pages read to compute those parity pages.
+    pub parity_reads: u64,
     /// A recovery that left the FTL inconsistent: the run stops with it (through `fatal`,
     /// so the run loop needs no error path of its own for cuts).
     pub failed: Option<SimError>,
@@ -142,6 +144,7 @@ impl Simulation {
             shared_pages: 0,
             copies_dropped: 0,
             parity_rewrites: 0,
+            parity_reads: 0,
             buffered_kept: 0,
             failed: None,
             #[cfg(test)]
@@ -311,7 +314,10 @@ impl Simulation {
         for p in 0..geo.planes() {
             self.free_changed(PlaneId(p));
         }
-        self.rewrite_parity(&stale);
+        let parity_reads = self.rewrite_parity(&stale);
+        if let Some(pc) = &mut self.cuts {
+            pc.parity_reads += parity_reads;
+        }
         for (_, r) in resend {
             // Sent again, not a new request: it is counted once.
             self.c.requests_submitted -= 1;

@@ -72,6 +72,7 @@ impl Simulation {
             extra.insert("power_cut_padded_pages".into(), pc.padded_pages);
             if self.rain.is_some() {
                 extra.insert("power_cut_parity_rewrites".into(), pc.parity_rewrites);
+                extra.insert("power_cut_parity_reads".into(), pc.parity_reads);
             }
             if self.flush.is_some() {
                 extra.insert("power_cut_buffered_pages".into(), pc.buffered_kept);
