@@ -83,12 +83,17 @@ impl Rain {
         self.plane_at(ch, self.group_of_stripe(s))
     }
 
+    /// The data pages of stripe `s` (the last stripe may be short).
+    #[inline]
+    pub fn data_members(&self, s: u32) -> std::ops::Range<u32> {
+        let first = s * (self.width - 1);
+        first..(first + self.width - 1).min(self.data_pages)
+    }
+
     /// Every other member of `lpn`'s stripe (data pages that exist, then the parity id).
     pub fn other_members(&self, lpn: u32) -> impl Iterator<Item = u32> + '_ {
         let s = self.stripe_of(lpn);
-        let first = s * (self.width - 1);
-        let last = (first + self.width - 1).min(self.data_pages);
-        (first..last).filter(move |&l| l != lpn).chain(std::iter::once(self.parity_id(s)))
+        self.data_members(s).filter(move |&l| l != lpn).chain(std::iter::once(self.parity_id(s)))
     }
 
     /// The planes of a plane group, one per channel.

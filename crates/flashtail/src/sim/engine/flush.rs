@@ -20,7 +20,6 @@ use super::{Simulation, EV_PAGE_DONE};
 use crate::ftl::rain::Rain;
 use crate::ftl::NONE;
 use crate::scheduler::txn::NO_REQ;
-use crate::scheduler::TxnKind;
 use crate::units::Nanos;
 use std::collections::{BTreeMap, HashMap};
 
@@ -153,9 +152,7 @@ impl Simulation {
         fb.flushes += 1;
         fb.dirty_pages -= lpns.len() as u32;
         // Reconstruct-write: a partial stripe's parity needs its clean members from flash.
-        let first = s * (rain.width - 1);
-        let last = (first + rain.width - 1).min(rain.data_pages);
-        for m in first..last {
+        for m in rain.data_members(s) {
             if lpns.contains(&m) {
                 continue;
             }
@@ -164,10 +161,7 @@ impl Simulation {
                 continue;
             }
             self.flush.as_mut().expect("fb").rmw_reads += 1;
-            let p = self.ftl.geo.plane_of_block(self.ftl.geo.block_of(crate::units::Ppn(mp)));
-            let t = self.new_txn(TxnKind::Read, p, m, mp, NO_REQ);
-            self.txns[t as usize].internal = true;
-            self.enqueue_user(t);
+            self.internal_read(m, mp, NONE);
         }
         for &lpn in &lpns {
             let v = self.flush.as_ref().expect("fb").dirty[&lpn];

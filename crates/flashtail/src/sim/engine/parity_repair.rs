@@ -33,8 +33,6 @@
 use super::Simulation;
 use crate::ftl::NONE;
 use crate::scheduler::txn::NO_REQ;
-use crate::scheduler::TxnKind;
-use crate::units::Ppn;
 use crate::sim::oracle::stripe_signature;
 
 impl Simulation {
@@ -52,15 +50,15 @@ impl Simulation {
         }
     }
 
+    /// The version physical page `p` holds (0: `NONE`, no page).
+    fn flash_version(&self, p: u32) -> u32 {
+        if p == NONE { 0 } else { self.oracle.page(p) }
+    }
+
     /// Signature of the data stripe `s` holds on flash now (its data pages' versions).
     fn stripe_data_signature(&self, s: u32) -> u32 {
         let r = self.rain.as_ref().expect("RAIN");
-        let first = s * (r.width - 1);
-        let last = (first + r.width - 1).min(r.data_pages);
-        stripe_signature((first..last).map(|m| {
-            let p = self.ftl.l2p[m as usize];
-            (m, if p == NONE { 0 } else { self.oracle.page(p) })
-        }))
+        stripe_signature(r.data_members(s).map(|m| (m, self.flash_version(self.ftl.l2p[m as usize]))))
     }
 
     /// Parity page `ppn` of stripe `s` is written now: it covers the stripe's data as it is.
@@ -97,14 +95,9 @@ impl Simulation {
     /// what matters to the parity is the version its stripe holds on flash.
     pub(super) fn stale_stripes(&self, page: &[u32]) -> Vec<u32> {
         let Some(r) = &self.rain else { return Vec::new() };
-        let version = |p: u32| if p == NONE { 0 } else { self.oracle.page(p) };
-        let lost = |id: u32| version(page[id as usize]) != version(self.ftl.l2p[id as usize]);
+        let lost = |id: u32| self.flash_version(page[id as usize]) != self.flash_version(self.ftl.l2p[id as usize]);
         (0..r.stripes)
-            .filter(|&s| {
-                let first = s * (r.width - 1);
-                let last = (first + r.width - 1).min(r.data_pages);
-                self.parity_epoch[s as usize] != self.stripe_epoch[s as usize] || lost(r.parity_id(s)) || (first..last).any(lost)
-            })
+            .filter(|&s| self.parity_epoch[s as usize] != self.stripe_epoch[s as usize] || lost(r.parity_id(s)) || r.data_members(s).any(lost))
             .collect()
     }
 
@@ -137,17 +130,13 @@ impl Simulation {
         let Some(r) = self.rain.clone() else { return 0 };
         let mut reads = 0;
         for &s in stale {
-            let first = s * (r.width - 1);
-            for m in first..(first + r.width - 1).min(r.data_pages) {
+            for m in r.data_members(s) {
                 let mp = self.ftl.l2p[m as usize];
                 if mp == NONE {
                     continue; // never written: zeros
                 }
                 reads += 1;
-                let p = self.ftl.blocks.plane_of(Ppn(mp));
-                let t = self.new_txn(TxnKind::Read, p, m, mp, NO_REQ);
-                self.txns[t as usize].internal = true;
-                self.enqueue_user(t);
+                self.internal_read(m, mp, NONE);
             }
             self.submit_stripe_parity(NO_REQ, s, false);
         }

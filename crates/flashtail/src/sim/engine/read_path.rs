@@ -168,14 +168,22 @@ impl Simulation {
             }
             self.c.rebuild_extra_reads += 1;
             self.rebuilds[id as usize].pending += 1;
-            let p = self.plane_of_read(m, mp);
-            let t = self.new_txn(TxnKind::Read, p, m, mp, NO_REQ);
-            self.txns[t as usize].parent = id;
-            self.txns[t as usize].internal = true;
-            self.enqueue_user(t);
+            self.internal_read(m, mp, id);
         }
         self.rebuild_part_done(id);
         true
+    }
+
+    /// A read of page `ppn` (id `id`) the controller makes for itself, no host request
+    /// waiting for it: a member read of rebuild `parent`, or (`parent` = `NONE`) a stripe
+    /// member read for a parity to be computed (ttFlash's flush, the parity repair after a
+    /// power cut).
+    pub(super) fn internal_read(&mut self, id: u32, ppn: u32, parent: u32) {
+        let p = self.ftl.blocks.plane_of(Ppn(ppn));
+        let t = self.new_txn(TxnKind::Read, p, id, ppn, NO_REQ);
+        self.txns[t as usize].parent = parent;
+        self.txns[t as usize].internal = true;
+        self.enqueue_user(t);
     }
 
     /// One member read of a rebuild finished (or the guard count was dropped).
