@@ -7,16 +7,17 @@
 //! if the two agree. Without cuts the epochs already guarantee it; across a cut it is what
 //! proves the repair below.
 //!
-//! The "write hole". A stripe's parity page is the XOR of the data its stripe had mapped when the
-//! parity was written (`write_path`); after a cut, a stripe whose newest data or newest parity
+//! The "write hole". A stripe's parity page is the XOR of the data its stripe had mapped when
+//! the parity was written (`write_path`); after a cut, a stripe whose newest data or newest parity
 //! did not survive (a program torn, or a parity write still waiting for its plane) has a
 //! parity on flash that is not the XOR of its surviving data, and a GC-tolerant read rebuilt
 //! from it would return garbage.
 //!
 //! What recovery does here:
 //! 1. before the rebuild, a stripe is *stale* unless its parity covered every data write it
-//!    had mapped (`parity_epoch == stripe_epoch`) and the newest version of each of its data
-//!    pages and of its parity survived (`stale_stripes`);
+//!    had mapped (`parity_epoch == stripe_epoch`) and the version each of its data pages and
+//!    its parity had on flash survived (`stale_stripes`; a page dirty in ttFlash's stripe
+//!    buffer survives there, and what the parity covers is its flash version);
 //! 2. after the rebuild, a clean stripe's epoch is its surviving parity's; a stale one's
 //!    parity is marked behind (`parity_epoch < stripe_epoch`, the state of a parity write
 //!    waiting for free space), so no read is rebuilt from it (`read_path::try_rebuild`);
