@@ -61,10 +61,11 @@ pub struct RunOptions {
     /// units in parallel), and the host sends every request that had not completed again
     /// (latency from its first arrival). Every later read is checked against the recovered
     /// data. Reported as power_cuts, power_cut_recovery_ns, power_cut_reissued_requests,
-    /// power_cut_unacked_pages, power_cut_padded_pages (and power_cut_shared_pages for
-    /// splitgc, cagc, dagc, whose content tables survive). Needs the oracle; covers every
-    /// scheme, splitgc, cagc, dagc only with power-loss protection; not buffer.enabled without
-    /// ttFlash's flush.
+    /// power_cut_unacked_pages, power_cut_padded_pages (and power_cut_parity_rewrites under
+    /// RAIN, whose stale stripes get a new parity; power_cut_buffered_pages for ttflash,
+    /// whose stripe buffer survives; power_cut_shared_pages for splitgc, cagc, dagc, whose
+    /// content tables survive). Needs the oracle; covers every scheme, nogc, splitgc, cagc,
+    /// dagc only with power-loss protection; not buffer.enabled without ttFlash's flush.
     #[arg(long, value_name = "N[,N...]", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..))]
     pub power_cut_at: Vec<u64>,
     /// Latency recording: `exact` keeps every sample (8 bytes a request, every percentile
