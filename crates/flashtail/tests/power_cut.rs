@@ -295,6 +295,10 @@ fn a_cut_on_an_idle_device_delays_the_next_request_by_the_recovery_scan() {
     assert_eq!(without.reads.min_ns, without.reads.max_ns);
     let slow = &with.tail.reads.slowest[0];
     assert_eq!((slow.arrival_ns, slow.latency_ns), (60_000_000, without.reads.max_ns + expect));
+    // Why it was slow: it waited for the recovery (the `power_cut` wait), then took as long as
+    // any read.
+    assert_eq!(slow.wait_ns_by_cause["power_cut"], expect);
+    assert_eq!(with.tail.reads.band("p99.99").expect("band").dominant().map(|d| d.0), Some("power_cut"));
     assert_eq!(with.reads.max_ns, without.reads.max_ns + expect);
     assert_eq!(with.reads.min_ns, without.reads.min_ns);
     assert_eq!(with.sim_time_ns, without.sim_time_ns + expect);

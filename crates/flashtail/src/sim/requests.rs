@@ -5,13 +5,16 @@ use crate::host::Op;
 use crate::units::{Nanos, PlaneId};
 
 /// Number of wait causes.
-pub const WAIT_N: usize = 7;
+pub const WAIT_N: usize = 8;
 /// Wait causes tracked per request, in report order: first what a unit can be busy with
-/// (`scheduler::unit::Cause`, same order), then the engine's own.
-pub const WAIT_CAUSES: [&str; WAIT_N] = ["user_op", "gc_copy", "gc_erase", "background", "channel", "free_space", "buffer"];
+/// (`scheduler::unit::Cause`, same order), then the engine's own. `power_cut` is the time
+/// from a request's arrival until the device took it after a power cut (its first attempt
+/// abandoned, and the recovery): a wait of the whole request, before any of its pages.
+pub const WAIT_CAUSES: [&str; WAIT_N] = ["user_op", "gc_copy", "gc_erase", "background", "channel", "free_space", "buffer", "power_cut"];
 pub const W_CHANNEL: usize = 4;
 pub const W_FREE: usize = 5;
 pub const W_BUFFER: usize = 6;
+pub const W_CUT: usize = 7;
 const _: () = assert!(crate::scheduler::unit::CAUSES == 4 && W_CHANNEL == crate::scheduler::unit::CAUSES);
 
 #[derive(Clone, Debug)]

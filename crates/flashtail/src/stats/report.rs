@@ -83,7 +83,7 @@ pub struct WaitBreakdown {
     pub reads_waited_on_gc: u64,
     pub share_reads_waited_on_gc: f64,
     /// Total wait (ns, summed over sub-requests) by cause: `user_op`, `gc_copy`,
-    /// `gc_erase`, `background`, `channel`, `buffer`, `free_space`.
+    /// `gc_erase`, `background`, `channel`, `buffer`, `free_space`, `power_cut` (per request).
     pub wait_ns_by_cause: BTreeMap<String, u64>,
 }
 

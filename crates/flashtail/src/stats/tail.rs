@@ -14,8 +14,9 @@
 //! shares of latency are therefore defined per request as follows (exact for one-page
 //! requests, whose latency is their waits plus their own service):
 //! - `W` = the request's waits summed over causes; if `W` ≤ latency each cause is charged
-//!   its wait, else each cause is charged `wait × latency / W` (the waits overlapped, and
-//!   only their proportions are known);
+//!   its wait, else `power_cut` (a wait of the whole request before its pages started) is
+//!   charged its wait and each other cause `wait × (latency − power_cut) / (W − power_cut)`
+//!   (the pages' waits overlapped, and only their proportions are known);
 //! - `service` = latency − the charged waits (≥ 0): time no wait cause accounts for (the
 //!   request's own array and transfer time, and for multi-page requests also pages that
 //!   were served while others waited).
@@ -30,7 +31,7 @@
 //! it and the admission test `latency > least kept` is exact.
 
 use super::report::LatencySummary;
-use crate::sim::requests::{WAIT_CAUSES, WAIT_N};
+use crate::sim::requests::{WAIT_CAUSES, WAIT_N, W_CUT};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -267,11 +268,16 @@ impl TailBand {
 fn charge(e: &TailEntry) -> ([f64; WAIT_N], f64) {
     let lat = e.latency as f64;
     let total: u64 = e.wait.iter().sum();
-    let scale = if total > e.latency { lat / total as f64 } else { 1.0 };
+    // A power cut's wait is the whole request's, before any page started: charged as it is;
+    // the pages' waits share what is left when they overlapped.
+    let cut = e.wait[W_CUT].min(e.latency);
+    let pages_wait = total - e.wait[W_CUT];
+    let scale = if total > e.latency && pages_wait > 0 { (e.latency - cut) as f64 / pages_wait as f64 } else { 1.0 };
     let mut c = [0.0; WAIT_N];
     for (c, &w) in c.iter_mut().zip(&e.wait) {
         *c = w as f64 * scale;
     }
+    c[W_CUT] = cut as f64;
     let service = (lat - c.iter().sum::<f64>()).max(0.0);
     (c, service)
 }
@@ -419,11 +425,11 @@ mod tests {
 
     #[test]
     fn shares_charge_waits_and_scale_overlapping_ones() {
-        // A: 100 ns, 60 gc_copy + 10 buffer (the last cause) → service 30. B: 100 ns, two
+        // A: 100 ns, 60 gc_copy + 10 buffer → service 30. B: 100 ns, two
         // pages whose waits sum to 200 (150 gc_erase + 50 user_op) → scaled to 75 + 25,
         // service 0.
-        let a = TailEntry { latency: 100, arrival: 0, seq: 1, wait: [0, 60, 0, 0, 0, 0, 10], plane: 3, pages: 1 };
-        let b = TailEntry { latency: 100, arrival: 5, seq: 2, wait: [50, 0, 150, 0, 0, 0, 0], plane: 4, pages: 2 };
+        let a = TailEntry { latency: 100, arrival: 0, seq: 1, wait: [0, 60, 0, 0, 0, 0, 10, 0], plane: 3, pages: 1 };
+        let b = TailEntry { latency: 100, arrival: 5, seq: 2, wait: [50, 0, 150, 0, 0, 0, 0, 0], plane: 4, pages: 2 };
         let c = TailClass::build(&[a, b], &summary(1000, 100, 100, 100, [2, 2, 2]), 16);
         assert_eq!(c.bands.len(), 3);
         let band = c.band("p99.9").unwrap();
@@ -440,6 +446,24 @@ mod tests {
         assert_eq!(c.slowest[0].service_ns, 30);
         assert_eq!(c.slowest[1].service_ns, 0);
         assert_eq!(c.slowest[1].wait_ns_by_cause["gc_erase"], 150);
+    }
+
+    /// A power cut's wait is the whole request's, before its pages: charged as it is, and the
+    /// pages' overlapping waits share the rest of the latency.
+    #[test]
+    fn a_power_cut_wait_is_charged_whole_and_page_waits_share_the_rest() {
+        // 1,000 ns: 600 waiting for the recovery, then two pages whose waits sum to 800
+        // (gc_copy 600 + channel 200) in the 400 ns left: scaled to 300 + 100, service 0.
+        let e = TailEntry { latency: 1000, arrival: 0, seq: 1, wait: [0, 600, 0, 0, 200, 0, 0, 600], plane: 0, pages: 2 };
+        let c = TailClass::build(&[e], &summary(1000, 1000, 1000, 1000, [1, 1, 1]), 16);
+        let sh = &c.band("p99.99").unwrap().share_of_latency;
+        assert_eq!((sh["power_cut"], sh["gc_copy"], sh["channel"], sh["service"]), (0.6, 0.3, 0.1, 0.0));
+        assert_eq!(c.band("p99.99").unwrap().dominant(), Some(("power_cut", 0.6)));
+        // Waits within the latency are charged as they are.
+        let e = TailEntry { latency: 1000, arrival: 0, seq: 1, wait: [100, 0, 0, 0, 0, 0, 0, 700], plane: 0, pages: 1 };
+        let c = TailClass::build(&[e], &summary(1000, 1000, 1000, 1000, [1, 1, 1]), 16);
+        let sh = &c.band("p99.99").unwrap().share_of_latency;
+        assert_eq!((sh["power_cut"], sh["user_op"], sh["service"]), (0.7, 0.1, 0.2));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use super::{phases, wrap_page, Simulation};
 use crate::host::{HostRequest, Op};
 use crate::scheduler::Cause;
-use crate::sim::requests::{Req, WAIT_N, W_FREE};
+use crate::sim::requests::{Req, WAIT_N, W_CUT, W_FREE};
 use crate::stats::tail::TailEntry;
 use crate::units::{Lpn, Nanos, PlaneId};
 use std::sync::atomic::Ordering;
@@ -59,7 +59,10 @@ impl Simulation {
             self.c.wrapped_requests += 1;
         }
         let pages = (last - first + 1).min(u32::MAX as u64) as u32;
-        let slot = self.reqs.insert(Req { arrival: r.arrival, op: r.op, pending: 1, wait: [0; WAIT_N], last_plane: PlaneId(0), pages });
+        let mut wait = [0; WAIT_N];
+        // Later than its arrival only after a power cut (re-sent, or held while recovering).
+        wait[W_CUT] = at.0.saturating_sub(r.arrival.0);
+        let slot = self.reqs.insert(Req { arrival: r.arrival, op: r.op, pending: 1, wait, last_plane: PlaneId(0), pages });
         if let Some(pc) = &mut self.cuts {
             pc.sent(slot, &r);
         }

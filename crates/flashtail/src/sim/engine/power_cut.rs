@@ -31,8 +31,10 @@
 //!    wait until the device is back (their latency, too, runs from their arrival). A re-sent
 //!    write gets new versions.
 //!
-//! Wait causes are not charged with the outage (a re-sent request starts a new record of its
-//! waits); its latency carries it.
+//! Wait causes: a re-sent request starts a new record of its waits, and the time from its
+//! first arrival until the device took it again (the abandoned attempt and the recovery) is
+//! its `power_cut` wait; so is a request's wait for the device to come back when it arrived
+//! during the recovery (`sim::requests::W_CUT`).
 //!
 //! The content-aware schemes (splitgc, cagc, dagc) keep their content tables: the
 //! supercapacitor flushes them at a power loss (spec 04, "Crash consistency"), so a logical
