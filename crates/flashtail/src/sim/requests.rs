@@ -15,6 +15,10 @@ pub const W_CHANNEL: usize = 4;
 pub const W_FREE: usize = 5;
 pub const W_BUFFER: usize = 6;
 pub const W_CUT: usize = 7;
+/// The causes a request's own record keeps (`Req::wait`): all but `power_cut`, which only
+/// runs with power cuts and is kept beside them (the engine's `power_cut`), so the record
+/// every request carries stays as small as before.
+pub const REQ_WAITS: usize = W_CUT;
 const _: () = assert!(crate::scheduler::unit::CAUSES == 4 && W_CHANNEL == crate::scheduler::unit::CAUSES);
 
 #[derive(Clone, Debug)]
@@ -23,7 +27,8 @@ pub struct Req {
     pub op: Op,
     /// Sub-requests (pages) not yet done.
     pub pending: u32,
-    pub wait: [u64; WAIT_N],
+    /// Waits by cause, the first `REQ_WAITS` of `WAIT_CAUSES`.
+    pub wait: [u64; REQ_WAITS],
     pub last_plane: PlaneId,
     /// Pages the request spans (reported for the slowest requests, `stats::tail`; fits
     /// in the struct's padding).

@@ -8,7 +8,7 @@
 use super::{phases, wrap_page, Simulation};
 use crate::host::{HostRequest, Op};
 use crate::scheduler::Cause;
-use crate::sim::requests::{Req, WAIT_N, W_CUT, W_FREE};
+use crate::sim::requests::{Req, REQ_WAITS, WAIT_N, W_CUT, W_FREE};
 use crate::stats::tail::TailEntry;
 use crate::units::{Lpn, Nanos, PlaneId};
 use std::sync::atomic::Ordering;
@@ -59,12 +59,13 @@ impl Simulation {
             self.c.wrapped_requests += 1;
         }
         let pages = (last - first + 1).min(u32::MAX as u64) as u32;
-        let mut wait = [0; WAIT_N];
-        // Later than its arrival only after a power cut (re-sent, or held while recovering).
-        wait[W_CUT] = at.0.saturating_sub(r.arrival.0);
-        let slot = self.reqs.insert(Req { arrival: r.arrival, op: r.op, pending: 1, wait, last_plane: PlaneId(0), pages });
+        let slot = self.reqs.insert(Req { arrival: r.arrival, op: r.op, pending: 1, wait: [0; REQ_WAITS], last_plane: PlaneId(0), pages });
         if let Some(pc) = &mut self.cuts {
-            pc.sent(slot, &r);
+            // Later than its arrival only after a cut (re-sent, or held while recovering):
+            // its `power_cut` wait, counted in the run's total now (not on the completion
+            // path, which every request takes; a request abandoned again by a later cut has
+            // it taken back there: `PowerCuts::sent`).
+            pc.sent(slot, &r, at.0.saturating_sub(r.arrival.0));
         }
         match r.op {
             Op::Read => {
@@ -151,7 +152,10 @@ impl Simulation {
     fn keep_slow(&mut self, slot: u32, lat: u64) {
         let seq = self.c.requests_completed;
         let r = self.reqs.get(slot);
-        let e = TailEntry { latency: lat, arrival: r.arrival.0, seq, wait: r.wait, plane: r.last_plane.0, pages: r.pages };
+        let mut wait = [0; WAIT_N];
+        wait[..REQ_WAITS].copy_from_slice(&r.wait);
+        wait[W_CUT] = self.cuts.as_ref().map_or(0, |pc| pc.cut_wait(slot));
+        let e = TailEntry { latency: lat, arrival: r.arrival.0, seq, wait, plane: r.last_plane.0, pages: r.pages };
         self.tail[r.op as usize].offer(e);
     }
 }

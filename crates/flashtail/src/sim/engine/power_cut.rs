@@ -70,6 +70,11 @@ pub(super) struct PowerCuts {
     /// slot is reused): what the host sends again after a cut.
     sent: Vec<Option<(u64, HostRequest)>>,
     order: u64,
+    /// Each slot's request's `power_cut` wait (`sim::requests::W_CUT`), by slot, and the
+    /// run's total of them (a request abandoned by a cut has its wait taken back: the one it
+    /// gets when sent again includes it).
+    cut_wait: Vec<u64>,
+    pub wait_ns: u64,
     pub cuts: u64,
     pub recovery_ns: u64,
     pub reissued: u64,
@@ -107,15 +112,25 @@ pub(super) struct PowerCuts {
 }
 
 impl PowerCuts {
-    /// Remember request `r` as the host sent it (slot `slot`).
+    /// Remember request `r` as the host sent it (slot `slot`), and its `power_cut` wait
+    /// (`cut_wait`: from its arrival until the device took it).
     #[inline]
-    pub(super) fn sent(&mut self, slot: u32, r: &HostRequest) {
+    pub(super) fn sent(&mut self, slot: u32, r: &HostRequest, cut_wait: u64) {
         let i = slot as usize;
         if self.sent.len() <= i {
             self.sent.resize_with(i + 1, || None);
+            self.cut_wait.resize(i + 1, 0);
         }
         self.order += 1;
         self.sent[i] = Some((self.order, r.clone()));
+        self.cut_wait[i] = cut_wait;
+        self.wait_ns += cut_wait;
+    }
+
+    /// The `power_cut` wait of the request in slot `slot` (`sent`).
+    #[inline]
+    pub(super) fn cut_wait(&self, slot: u32) -> u64 {
+        self.cut_wait[slot as usize]
     }
 }
 
@@ -138,6 +153,8 @@ impl Simulation {
             next: 0,
             sent: Vec::new(),
             order: 0,
+            cut_wait: Vec::new(),
+            wait_ns: 0,
             cuts: 0,
             recovery_ns: 0,
             reissued: 0,
@@ -240,8 +257,11 @@ impl Simulation {
         let mut resend = Vec::new();
         for slot in self.reqs.live_slots() {
             self.reqs.remove(slot);
-            let sent = self.cuts.as_mut().and_then(|pc| pc.sent.get_mut(slot as usize).and_then(Option::take));
+            let pc = self.cuts.as_mut().expect("power cuts");
+            let sent = pc.sent.get_mut(slot as usize).and_then(Option::take);
             resend.push(sent.expect("every request in flight was remembered when it arrived"));
+            // Its `power_cut` wait so far is part of the one it gets when sent again.
+            pc.wait_ns -= pc.cut_wait(slot);
         }
         resend.sort_by_key(|(order, r)| (r.arrival, *order));
         self.drop_volatile();

@@ -108,7 +108,11 @@ impl Simulation {
             share_waited_on_gc: c.waited_on_gc as f64 / n,
             reads_waited_on_gc: c.reads_waited_on_gc,
             share_reads_waited_on_gc: c.reads_waited_on_gc as f64 / (reads.count.max(1) as f64),
-            wait_ns_by_cause: WAIT_CAUSES.iter().zip(c.wait_ns).map(|(k, v)| (k.to_string(), v)).collect(),
+            wait_ns_by_cause: WAIT_CAUSES
+                .iter()
+                .zip(c.wait_ns.iter().copied().chain([self.cuts.as_ref().map_or(0, |pc| pc.wait_ns)]))
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
         };
         let [tail_reads, tail_writes] = std::mem::take(&mut self.tail).map(TailKeeper::into_kept);
         let tail = TailReport {
