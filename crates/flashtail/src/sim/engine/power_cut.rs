@@ -302,13 +302,7 @@ impl Simulation {
         self.oracle.recover(&found.version, &found.page);
         self.restart_stripes(&found.version, &stale);
         #[cfg(test)]
-        let stale = if self.cuts.as_ref().is_some_and(|pc| pc.skip_parity_repair) {
-            // Every stripe taken as clean: its parity trusted as it survived.
-            self.stripe_epoch.copy_from_slice(&self.parity_epoch);
-            Vec::new()
-        } else {
-            stale
-        };
+        let stale = self.sabotage_parity_repair(stale);
         self.c.erases += rebuilt.erased;
         self.c.host_pages_programmed += finished_host;
         self.c.parity_pages_programmed += finished_parity;
@@ -378,6 +372,18 @@ impl Simulation {
         if self.content.is_some() {
             self.content_power_cut();
         }
+    }
+
+    /// The deliberately wrong parity repair a test asks for (`PowerCuts::skip_parity_repair`):
+    /// every stripe taken as clean, its parity trusted as it survived; returns the stripes
+    /// whose parity is written again (none then).
+    #[cfg(test)]
+    fn sabotage_parity_repair(&mut self, stale: Vec<u32>) -> Vec<u32> {
+        if !self.cuts.as_ref().is_some_and(|pc| pc.skip_parity_repair) {
+            return stale;
+        }
+        self.stripe_epoch.copy_from_slice(&self.parity_epoch);
+        Vec::new()
     }
 
     /// The deliberately wrong recoveries the engine tests ask for (`PowerCuts::drop_survivor`,
