@@ -340,11 +340,18 @@ fn reference_run(
 ) -> anyhow::Result<(Simulation, flashtail::workload::Generator)> {
     let cfg = flashtail::workload::preset("bench-ref")
         .context("workload preset bench-ref is missing")?
-        .with_span(dev.logical_bytes())
+        .with_span(dev.host_bytes())
         .with_count(requests);
-    let src = flashtail::workload::Generator::new(cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The footprint pass, when the device's preconditioning asks for one, is part of the
+    // measured time: a user's run does it too.
+    let open = || -> Result<Box<dyn flashtail::host::RequestSource + Send>, String> {
+        Ok(Box::new(flashtail::workload::Generator::new(cfg.clone()).map_err(|e| e.to_string())?))
+    };
+    let footprint = flashtail::runner::scan_footprint(&dev, &open)?;
+    let src = flashtail::workload::Generator::new(cfg.clone()).map_err(|e| anyhow::anyhow!("{e}"))?;
     let scheme_def = build_scheme(scheme, None, SEED).map_err(anyhow::Error::msg)?;
-    let sim = Simulation::new(dev, scheme_def, SimOptions { seed: SEED, oracle, check_every: 0, progress: None, latency, chain_transfers, power_loss_every: 0, power_cut_at: Vec::new() })?;
+    let opts = SimOptions { seed: SEED, oracle, latency, chain_transfers, footprint, ..Default::default() };
+    let sim = Simulation::new(dev, scheme_def, opts)?;
     Ok((sim, src))
 }
 

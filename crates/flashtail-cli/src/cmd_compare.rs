@@ -34,9 +34,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let schemes: Vec<String> = if a.schemes.is_empty() {
         // Which schemes differ depends on the workload's content: look at it (any capacity
         // will do to see whether writes carry fingerprints).
-        let probe = a.input.opener(&dev, dev.logical_bytes())?;
+        let probe = a.input.opener(&dev, dev.host_bytes())?;
         let fingerprinted = a.input.fingerprinted(&probe)?;
-        let (run, skipped) = flashtail::gc::schemes::default_schemes(&dev.geometry, fingerprinted);
+        let (run, skipped) = flashtail::gc::schemes::default_schemes(&dev, fingerprinted);
         for (n, why) in skipped {
             eprintln!("note: {n} left out ({why}); name it in --schemes to run it anyway");
         }
@@ -71,12 +71,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
     }
     check_schemes(&schemes)?;
-    // Every scheme replays the same requests: addresses wrap into the smallest host capacity
-    // among them (RAIN schemes give 1/N of the space to parity).
-    let mut cap = u64::MAX;
+    // Every scheme replays the same requests, folded into the device's host capacity,
+    // which no scheme changes (`DeviceConfig::host_pages`); a RAIN scheme the device has
+    // no room for is refused here.
     for s in &schemes {
-        cap = cap.min(flashtail::runner::host_capacity_bytes(&dev, s)?);
+        flashtail::runner::host_capacity_bytes(&dev, s)?;
     }
+    let cap = dev.host_bytes();
     let open = a.input.opener(&dev, cap)?;
     // The output directory must exist before the runs: it failed only after all of them.
     std::fs::create_dir_all(&a.out).map_err(|error| flashtail::report::ReportError::CreateDir { path: a.out.clone(), error })?;
@@ -106,6 +107,23 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let notes = reports[0].workload_notes.iter().map(|(k, v)| (k.as_str(), v.as_str()));
     for w in crate::trace_args::trace_warnings(notes) {
         eprintln!("{w}");
+    }
+    // A warning every scheme shares is printed once; the others name their schemes.
+    let mut warned: Vec<(String, Vec<&str>)> = Vec::new();
+    for r in &reports {
+        for w in flashtail::report::run_warnings(r) {
+            match warned.iter_mut().find(|(t, _)| *t == w) {
+                Some((_, who)) => who.push(&r.scheme),
+                None => warned.push((w, vec![&r.scheme])),
+            }
+        }
+    }
+    for (w, who) in warned {
+        if who.len() == reports.len() {
+            eprintln!("{w}");
+        } else {
+            eprintln!("{w} [{}]", who.join(", "));
+        }
     }
     let notes = {
         let mut n: Vec<(String, String)> = reports[0].workload_notes.iter().map(|(k, v)| (k.clone(), v.clone())).collect();

@@ -3,7 +3,7 @@
 use crate::progress::with_bars;
 use crate::sim_args::{DeviceArgs, InputArgs, RunOptions};
 use anyhow::Context;
-use flashtail::runner::run_one;
+use flashtail::runner::run_opened;
 use flashtail::sim::Progress;
 use flashtail::RunReport;
 use std::path::PathBuf;
@@ -34,12 +34,14 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let progress = Arc::new(Progress::default());
     let p = progress.clone();
     let report = with_bars(std::slice::from_ref(&a.scheme), &[progress], move || -> anyhow::Result<RunReport> {
-        let mut src = open().map_err(anyhow::Error::msg)?;
-        Ok(run_one(&spec, &mut *src, Some(p))?)
+        Ok(run_opened(&spec, &open, Some(p))?)
     })?;
     print!("{}", summary_text(&report));
     let notes = report.workload_notes.iter().map(|(k, v)| (k.as_str(), v.as_str()));
     for w in crate::trace_args::trace_warnings(notes) {
+        eprintln!("{w}");
+    }
+    for w in flashtail::report::run_warnings(&report) {
         eprintln!("{w}");
     }
     if let Some(path) = a.json {

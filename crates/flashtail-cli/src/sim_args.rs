@@ -91,6 +91,7 @@ impl RunOptions {
             power_loss_every: self.power_loss_every.unwrap_or(0),
             power_cut_at: self.power_cut_at.clone(),
             latency: self.latency.parse().unwrap_or_default(),
+            footprint: None,
         }
     }
 }

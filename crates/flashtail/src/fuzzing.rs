@@ -199,7 +199,7 @@ pub fn device(data: &[u8]) -> DeviceOutcome {
         return done(DeviceStage::Invalid);
     }
     // Everything derived from a validated device must be computable.
-    let _ = (dev.logical_pages(), dev.logical_bytes(), dev.soft_threshold_blocks(), dev.hard_threshold_blocks());
+    let _ = (dev.logical_pages(), dev.host_bytes(), dev.soft_threshold_blocks(), dev.hard_threshold_blocks());
     if dev.geometry.total_pages_u64() > MAX_SIM_PAGES || dev.buffer.capacity_pages > MAX_SIM_PAGES as u32 {
         return done(DeviceStage::TooLarge);
     }
@@ -234,6 +234,7 @@ pub fn device(data: &[u8]) -> DeviceOutcome {
         latency: Default::default(),
         power_loss_every: 0,
         power_cut_at: Vec::new(),
+        footprint: None,
     };
     let cuts_covered = crate::runner::spec_scheme(&spec).is_ok_and(|s| crate::sim::power_loss::refusal(&s, &spec.device).is_none());
     if cuts_covered {

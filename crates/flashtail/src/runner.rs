@@ -4,7 +4,8 @@
 //! Every scheme of a comparison sees an identical, freshly opened request stream and an
 //! identically preconditioned device (same seed), so differences come from the schemes only.
 
-use crate::config::DeviceConfig;
+use crate::config::{DeviceConfig, FootprintFill, Precondition};
+use crate::ftl::footprint::Footprint;
 use crate::gc::build_scheme;
 use crate::host::RequestSource;
 use crate::sim::{Progress, SimError, SimOptions, Simulation};
@@ -31,6 +32,9 @@ pub struct RunSpec {
     pub power_cut_at: Vec<u64>,
     /// Latency recording: exact (every sample) or tail (bounded memory, exact from p99 up).
     pub latency: crate::stats::LatencyMode,
+    /// The replay's footprint for preconditioning (`scan_footprint`); `run_many` and
+    /// `run_opened` find it when the device asks for one and it is not set.
+    pub footprint: Option<Arc<Footprint>>,
 }
 
 /// Why a run could not be done.
@@ -65,7 +69,17 @@ pub fn spec_scheme(spec: &RunSpec) -> Result<crate::gc::Scheme, RunError> {
 /// Run one scheme.
 pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Progress>>) -> Result<RunReport, RunError> {
     let scheme = spec_scheme(spec)?;
-    let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone(), latency: spec.latency, power_loss_every: spec.power_loss_every, power_cut_at: spec.power_cut_at.clone(), ..Default::default() };
+    let opts = SimOptions {
+        seed: spec.seed,
+        oracle: spec.oracle,
+        check_every: 0,
+        progress: progress.clone(),
+        latency: spec.latency,
+        power_loss_every: spec.power_loss_every,
+        power_cut_at: spec.power_cut_at.clone(),
+        footprint: spec.footprint.clone(),
+        ..Default::default()
+    };
     let sim = Simulation::new(spec.device.clone(), scheme, opts)?;
     let out = sim.run(src);
     if let Some(p) = progress {
@@ -74,35 +88,118 @@ pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc
     Ok(out?)
 }
 
+/// Whether the device's preconditioning writes the replay's footprint first.
+pub fn wants_footprint(dev: &DeviceConfig) -> bool {
+    match &dev.precondition {
+        Precondition::Workload { footprint, .. } => *footprint != FootprintFill::None,
+        Precondition::Aged { .. } => true,
+        Precondition::None | Precondition::Steady { .. } => false,
+    }
+}
+
+/// The replay's footprint on `dev` (one pass over a fresh copy of the input), or `None`
+/// when the device's preconditioning does not use one. `open` must fold addresses into the
+/// device's host capacity, as the run's input does.
+pub fn scan_footprint<F>(dev: &DeviceConfig, open: &F) -> Result<Option<Arc<Footprint>>, RunError>
+where
+    F: Fn() -> Result<Box<dyn RequestSource + Send>, String>,
+{
+    scan(dev, open).map_err(RunError::from)
+}
+
+/// Why a footprint scan failed: the input did not open, or it is malformed (the same
+/// errors its run would report, so each scheme's run can report them).
+#[derive(Clone, Debug)]
+enum ScanFail {
+    Open(String),
+    Source(crate::host::SourceError),
+}
+
+impl From<ScanFail> for RunError {
+    fn from(f: ScanFail) -> RunError {
+        match f {
+            ScanFail::Open(e) => RunError::Input(e),
+            ScanFail::Source(e) => RunError::Sim(SimError::Source(e)),
+        }
+    }
+}
+
+fn scan<F>(dev: &DeviceConfig, open: &F) -> Result<Option<Arc<Footprint>>, ScanFail>
+where
+    F: Fn() -> Result<Box<dyn RequestSource + Send>, String>,
+{
+    if !wants_footprint(dev) {
+        return Ok(None);
+    }
+    let mut src = open().map_err(ScanFail::Open)?;
+    let f = Footprint::scan(&mut *src, dev.host_pages(), dev.geometry.page_size).map_err(ScanFail::Source)?;
+    Ok(Some(Arc::new(f)))
+}
+
+/// Run one scheme on a freshly opened input, finding the footprint first when the device
+/// asks for one and the spec has none.
+pub fn run_opened<F>(spec: &RunSpec, open: &F, progress: Option<Arc<Progress>>) -> Result<RunReport, RunError>
+where
+    F: Fn() -> Result<Box<dyn RequestSource + Send>, String>,
+{
+    let mut spec = spec.clone();
+    if spec.footprint.is_none() {
+        spec.footprint = scan_footprint(&spec.device, open)?;
+    }
+    let mut src = open().map_err(RunError::Input)?;
+    run_one(&spec, &mut *src, progress)
+}
+
 /// Run several schemes on the same input in parallel. `open` makes a fresh copy of the input
-/// for each run. Results come back in the order of `specs`.
+/// for each run. Results come back in the order of `specs`. The footprint is found once per
+/// distinct device and shared (every scheme starts from the same state).
 pub fn run_many<F>(specs: &[RunSpec], open: F, progress: &[Arc<Progress>]) -> Vec<Result<RunReport, RunError>>
 where
     F: Fn() -> Result<Box<dyn RequestSource + Send>, String> + Sync,
 {
+    let mut specs = specs.to_vec();
+    let mut scanned: Vec<(DeviceConfig, Result<Option<Arc<Footprint>>, ScanFail>)> = Vec::new();
+    let mut failed: Vec<Option<ScanFail>> = vec![None; specs.len()];
+    for (i, spec) in specs.iter_mut().enumerate() {
+        if spec.footprint.is_some() || !wants_footprint(&spec.device) {
+            continue;
+        }
+        let k = match scanned.iter().position(|(d, _)| *d == spec.device) {
+            Some(k) => k,
+            None => {
+                scanned.push((spec.device.clone(), scan(&spec.device, &open)));
+                scanned.len() - 1
+            }
+        };
+        match &scanned[k].1 {
+            Ok(f) => spec.footprint = f.clone(),
+            Err(e) => failed[i] = Some(e.clone()),
+        }
+    }
     specs
         .par_iter()
+        .zip(failed.into_par_iter())
         .enumerate()
-        .map(|(i, spec)| {
+        .map(|(i, (spec, failed))| {
+            if let Some(e) = failed {
+                return Err(e.into());
+            }
             let mut src = open().map_err(RunError::Input)?;
             run_one(spec, &mut *src, progress.get(i).cloned())
         })
         .collect()
 }
 
-/// Bytes of logical space the host may address under a scheme on a device: the device's
-/// logical capacity, less the parity share when the scheme keeps RAIN parity.
+/// Bytes of logical space the host addresses on a device: the same under every scheme
+/// (`DeviceConfig::host_pages`), so a scheme replays the same requests in `run` and in any
+/// `compare` set. A RAIN scheme that does not fit the device is refused here, before any
+/// input is opened (`DeviceConfig::rain_fits`).
 pub fn host_capacity_bytes(dev: &DeviceConfig, scheme: &str) -> Result<u64, RunError> {
     let s = build_scheme(scheme, None, 0).map_err(RunError::Config)?;
-    let pages = if s.rain {
-        // The channel check first: with one or two channels the parity share leaves no or
-        // half the capacity, and a generated workload failed on its span instead.
-        crate::ftl::rain::Rain::new(&dev.geometry, 0).map_err(|e| RunError::Config(format!("scheme {scheme}: invalid device: {e}")))?;
-        crate::ftl::rain::Rain::data_capacity(dev.logical_pages(), dev.geometry.channels)
-    } else {
-        dev.logical_pages()
-    };
-    Ok(pages as u64 * dev.geometry.page_size as u64)
+    if s.rain {
+        dev.rain_fits().map_err(|e| RunError::Config(format!("scheme {scheme}: invalid device: {e}")))?;
+    }
+    Ok(dev.host_bytes())
 }
 
 /// Check every scheme name before any run starts (so a typo fails in a millisecond).

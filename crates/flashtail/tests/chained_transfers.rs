@@ -17,7 +17,7 @@ use flashtail::{DeviceConfig, RunReport, SimOptions, Simulation, VecSource};
 
 fn run(dev: &DeviceConfig, scheme: &str, chain: bool, n: usize, gap_ns: u64) -> RunReport {
     let s = build_scheme(scheme, None, 3).unwrap();
-    let reqs = random_workload(n, dev.logical_bytes(), 70, 4, gap_ns, 11);
+    let reqs = random_workload(n, dev.host_bytes(), 70, 4, gap_ns, 11);
     let opts = SimOptions { seed: 3, oracle: true, check_every: 2000, chain_transfers: chain, ..Default::default() };
     let sim = Simulation::new(dev.clone(), s, opts).unwrap();
     sim.run(&mut VecSource::new(reqs)).unwrap_or_else(|e| panic!("{scheme}: {e}"))

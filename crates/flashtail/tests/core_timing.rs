@@ -146,7 +146,7 @@ fn dynamic_allocation_with_die_units_uses_every_plane_of_a_die() {
     dev.ftl.unit = flashtail::config::UnitOfExecution::Die;
     dev.ftl.allocation = flashtail::config::Allocation::Dynamic;
     let raw = trace::embedded::dtrs(&trace::TraceOptions::default());
-    let mut src = trace::replay(raw, &ReplayOptions::default(), dev.logical_bytes(), u64::from(dev.geometry.page_size));
+    let mut src = trace::replay(raw, &ReplayOptions::default(), dev.host_bytes(), u64::from(dev.geometry.page_size));
     let s = flashtail::gc::build_scheme("base", None, 1).unwrap();
     let sim = Simulation::new(dev, s, SimOptions { seed: 1, oracle: true, ..Default::default() }).unwrap();
     let r = sim.run(&mut *src).unwrap_or_else(|e| panic!("die units, dynamic allocation: {e}"));

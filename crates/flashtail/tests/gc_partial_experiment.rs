@@ -143,7 +143,7 @@ fn real_slice(
     let mut src = trace::replay(
         trace::open(&path, &opts).expect("trace"),
         &ro,
-        dev.logical_bytes(),
+        dev.host_bytes(),
         dev.geometry.page_size as u64,
     );
     let mut v = Vec::with_capacity(n);
@@ -173,7 +173,7 @@ fn project_generator(
     use flashtail::RequestSource;
     let mut cfg = preset(&format!("rlgc-{row}"))
         .expect("generator preset")
-        .with_span(dev.logical_bytes())
+        .with_span(dev.host_bytes())
         .with_count(n as u64)
         .with_seed(11);
     if row == "oltp" {

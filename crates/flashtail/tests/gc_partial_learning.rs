@@ -368,7 +368,7 @@ fn requests_arriving_together_invoke_the_agent_once() {
     for r in base {
         let twin = HostRequest::new(
             Nanos(r.arrival.0),
-            (r.offset + 8192 * 7) % (dev.logical_bytes() / 2),
+            (r.offset + 8192 * 7) % (dev.host_bytes() / 2),
             8192,
             Op::Write,
         );

@@ -51,7 +51,7 @@ fn an_aged_device_below_the_threshold_starts_settled_instead_of_collecting() {
 fn every_scheme_starts_from_the_same_settled_state_and_reads_stay_correct() {
     let dev = presets::load("dtrs-demo").unwrap();
     // Reads and writes all over the logical space, so many reads land on pages settling moved.
-    let span = dev.logical_bytes() / 8 * 7;
+    let span = dev.host_bytes() / 8 * 7;
     let reqs = random_workload(20_000, span, 30, 4, 20_000, 7);
     let base = run(&dev, "base", reqs.clone(), 1);
     let lazy = run(&dev, "lazy-rtgc", reqs.clone(), 1);

@@ -157,7 +157,7 @@ fn the_scrub_stays_out_of_the_way_of_gc_and_host_io() {
     let dev = flashtail::config::presets::load("dtrs-demo").unwrap();
     let run_on = |scheme: &str| {
         let raw = trace::embedded::dtrs(&trace::TraceOptions::default());
-        let mut src = trace::replay(raw, &ReplayOptions::default(), dev.logical_bytes(), u64::from(dev.geometry.page_size));
+        let mut src = trace::replay(raw, &ReplayOptions::default(), dev.host_bytes(), u64::from(dev.geometry.page_size));
         let s = flashtail::gc::build_scheme(scheme, None, 1).unwrap();
         let sim = flashtail::Simulation::new(dev.clone(), s, flashtail::SimOptions { seed: 1, oracle: true, ..Default::default() }).unwrap();
         sim.run(&mut *src).unwrap()
@@ -215,7 +215,7 @@ fn dagc_gc_always_gains_space_and_every_run_ends() {
         let (tx, rx) = mpsc::channel();
         let d = dev.clone();
         std::thread::spawn(move || {
-            let cfg = preset("bench-ref").expect("preset").with_span(d.logical_bytes()).with_count(n);
+            let cfg = preset("bench-ref").expect("preset").with_span(d.host_bytes()).with_count(n);
             let mut src = Generator::new(cfg).expect("generator");
             let s = flashtail::gc::build_scheme("dagc", victim, 1).expect("scheme");
             let sim = flashtail::Simulation::new(d, s, flashtail::SimOptions { seed: 1, oracle: true, check_every: 500, ..Default::default() }).expect("sim");

@@ -10,7 +10,7 @@ use flashtail::stats::{LatencySummary, TailClass};
 fn gc_heavy() -> (flashtail::DeviceConfig, Vec<flashtail::HostRequest>) {
     let mut dev = tiny();
     dev.precondition = Precondition::Steady { fill: 0.9, free_blocks_margin: 1 };
-    let span = dev.logical_bytes();
+    let span = dev.host_bytes();
     (dev, random_workload(20_000, span, 70, 4, 1_000_000, 7))
 }
 

@@ -103,7 +103,7 @@ fn ttflash_small() -> (DeviceConfig, Vec<HostRequest>) {
     d.geometry.blocks_per_plane = 64;
     d.geometry.pages_per_block = 32;
     d.precondition = Precondition::Aged { ratio: 0.8, settle: true };
-    let span = d.logical_bytes() * 7 / 8;
+    let span = d.host_bytes() * 7 / 8;
     (d, random_workload(12_000, span, 40, 4, 1_500_000, 11))
 }
 
@@ -189,7 +189,7 @@ fn gc_tolerant_flush_absorbs_writes_and_keeps_reads_correct() {
 #[test]
 fn dynamic_rotation_prevents_free_space_exhaustion_under_a_write_burst() {
     let (dev, _) = ttflash_small();
-    let span = dev.logical_bytes() * 7 / 8;
+    let span = dev.host_bytes() * 7 / 8;
     // A burst: all writes, 4 pages each, 100 us apart (far above what rotation-limited GC
     // keeps up with), 1.2 s of it: long enough that strict rotation runs planes out of free
     // blocks although writes beyond a block's worth per plane wait unallocated.

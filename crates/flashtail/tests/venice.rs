@@ -68,7 +68,7 @@ fn one_chip_takes_one_transfer_at_a_time_on_the_mesh_too() {
 
 /// A GC-heavy random workload on `tiny` (80% writes, pages spread over the whole space).
 fn gc_heavy(n: usize, seed: u64) -> Vec<HostRequest> {
-    random_workload(n, tiny().logical_bytes(), 80, 4, 120_000, seed)
+    random_workload(n, tiny().host_bytes(), 80, 4, 120_000, seed)
 }
 
 #[test]
@@ -107,7 +107,7 @@ fn the_mesh_keeps_every_read_correct_with_suspend_dies_rain_and_preemption() {
     dev.geometry.channels = 4;
     dev.geometry.planes_per_die = 2;
     dev.geometry.blocks_per_plane = 32;
-    let reqs = random_workload(8_000, dev.logical_bytes() * 3 / 4, 80, 4, 60_000, 3);
+    let reqs = random_workload(8_000, dev.host_bytes() * 3 / 4, 80, 4, 60_000, 3);
     let mut die = dev.clone();
     die.ftl.unit = flashtail::config::UnitOfExecution::Die;
     let mut sus = dev.clone();

@@ -71,7 +71,7 @@ fn wla_victims_hold_fast_pages_and_their_moves_read_faster() {
 fn on_single_level_cells_wla_is_greedy() {
     let mut dev = tiny();
     dev.precondition = Precondition::Steady { fill: 0.9, free_blocks_margin: 1 };
-    let reqs = random_workload(6_000, dev.logical_bytes(), 70, 4, 1_000_000, 11);
+    let reqs = random_workload(6_000, dev.host_bytes(), 70, 4, 1_000_000, 11);
     let strip = |mut r: flashtail::RunReport| {
         r.cost = Default::default();
         r.scheme = String::new();

@@ -17,7 +17,7 @@ fn load(gap_ns: u64, max_queued: Option<u32>) -> (DeviceConfig, Vec<flashtail::H
     let mut dev = tiny();
     dev.precondition = Precondition::Steady { fill: 0.9, free_blocks_margin: 1 };
     dev.ftl.max_queued_writes = max_queued;
-    let span = dev.logical_bytes();
+    let span = dev.host_bytes();
     (dev, random_workload(20_000, span, 70, 4, gap_ns, 7))
 }
 
@@ -150,7 +150,7 @@ fn a_blocked_plane_under_partial_gc_keeps_collecting_until_its_writes_fit() {
     d.ftl.gc_soft_threshold = 0.3;
     d.ftl.gc_hard_threshold = 0.2;
     d.ftl.max_queued_writes = Some(1);
-    let span = d.logical_bytes();
+    let span = d.host_bytes();
     for s in ["lazy-rtgc", "rlgc", "rlgc-aggressive", "idle-ma", "idle-es"] {
         let r = run(&d, s, random_workload(10_000, span, 99, 2, 84_000, 7), 1);
         assert_eq!(r.integrity.violations, 0, "{s}");
@@ -171,7 +171,7 @@ fn a_blocked_plane_under_partial_gc_keeps_collecting_until_its_writes_fit() {
 fn dynamic_allocation_reclaims_planes_whose_pages_other_planes_invalidated() {
     let mut d = tiny();
     d.ftl.allocation = flashtail::config::Allocation::Dynamic;
-    let span = d.logical_bytes();
+    let span = d.host_bytes();
     for s in ["nogc", "base"] {
         let r = run(&d, s, random_workload(20_000, span, 70, 4, 500_000, 42), 1);
         assert_eq!(r.integrity.violations, 0, "{s}");
@@ -194,7 +194,7 @@ fn a_held_write_under_dynamic_allocation_goes_to_any_plane_with_room() {
     d.ftl.allocation = flashtail::config::Allocation::Dynamic;
     d.ftl.max_queued_writes = Some(1);
     d.precondition = Precondition::Aged { ratio: 0.9, settle: true };
-    let span = d.logical_bytes();
+    let span = d.host_bytes();
     for s in ["base", "ttflash-pbl", "cagc", "gc-bypass"] {
         let r = run(&d, s, random_workload(20_000, span, 70, 4, 100_000, 42), 1);
         assert_eq!(r.integrity.violations, 0, "{s}");

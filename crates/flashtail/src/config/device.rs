@@ -82,6 +82,41 @@ pub struct FtlConfig {
     /// (`sim::power_loss` audits either way). Unset: on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_loss_protection: Option<bool>,
+    /// Where the RAIN schemes' parity pages come from; the host's logical capacity follows
+    /// from the device alone, so every scheme on it sees the same addresses.
+    #[serde(default)]
+    pub rain_parity: RainParity,
+    /// What a host read of a logical page that holds no data costs.
+    #[serde(default)]
+    pub unwritten_reads: UnwrittenReads,
+}
+
+/// Where RAIN parity lives (`ftl.rain_parity`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RainParity {
+    /// The host gets the whole logical space, (1 − over_provisioning) of the flash, under
+    /// every scheme; a RAIN scheme's parity (one page per N − 1 data pages) comes out of
+    /// the spare area, leaving its GC less room (a device where it does not fit refuses
+    /// RAIN schemes). As a drive's exported capacity is fixed by the product.
+    #[default]
+    Spare,
+    /// The device reserves 1/N of its logical space for parity (N channels) whichever
+    /// scheme runs: every scheme exports (N − 1)/N of it, and a scheme without RAIN keeps
+    /// the reserve as extra spare space (the ttFlash artifact's capacity).
+    Reserved,
+}
+
+/// The cost of reading a never-written logical page (`ftl.unwritten_reads`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnwrittenReads {
+    /// Answered from the mapping table (no physical page: zeros) after one controller
+    /// memory access (`timing.dram_hit_ns`), as a real controller does.
+    #[default]
+    Mapping,
+    /// Timed as a flash read on the page's static plane (as if it held data).
+    Flash,
 }
 
 impl FtlConfig {
@@ -126,6 +161,21 @@ pub enum Precondition {
         #[serde(default = "default_margin")]
         free_blocks_margin: u32,
     },
+    /// A drive in service running this workload (the default for traces): first the
+    /// pages the replay touches (`footprint`), then other logical pages chosen at random
+    /// until `occupancy` of the host's logical space holds data; the used blocks' valid
+    /// counts spread as greedy GC leaves them under uniform overwrites (`spread`), and the
+    /// free pool where the GC holds it: `free_blocks_margin` blocks above the soft
+    /// threshold (0: the first block a frontier takes starts GC, as on a drive in service).
+    Workload {
+        occupancy: f64,
+        #[serde(default)]
+        footprint: FootprintFill,
+        #[serde(default)]
+        spread: Spread,
+        #[serde(default)]
+        free_blocks_margin: u32,
+    },
     /// The ttFlash artifact's SSDsim aging with ratio r: r/2 of each plane's pages invalid
     /// (the first ⌈r × pages_per_block⌉ pages of block after block), r/2 valid data,
     /// 1 − r free. With `settle` (the default), a plane that ends up below the GC soft
@@ -137,6 +187,45 @@ pub enum Precondition {
         #[serde(default = "default_settle")]
         settle: bool,
     },
+}
+
+/// Which of the replay's logical pages hold data before it starts (`Workload` model).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FootprintFill {
+    /// Every page the replay reads or writes (MQSim's preconditioning): the run neither
+    /// reads a never-written page nor grows the data by writing one.
+    #[default]
+    Touched,
+    /// Only the pages the replay reads before it writes them (SSDsim's `pre_process_page`).
+    Reads,
+    /// None: the occupancy is a random share of the logical space.
+    None,
+}
+
+impl FootprintFill {
+    pub fn name(self) -> &'static str {
+        match self {
+            FootprintFill::Touched => "touched",
+            FootprintFill::Reads => "reads",
+            FootprintFill::None => "none",
+        }
+    }
+}
+
+/// How the valid pages spread over the used blocks before the run.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Spread {
+    /// Greedy GC's steady state under uniform random overwrites: a block's valid share
+    /// decays exponentially with its age since it was written, and blocks are written at
+    /// a steady rate, so block k of n holds e^(−λ(k+½)/n) of its pages, from nearly full
+    /// down to the victims' share u, with the mean valid share m = (1 − u)/ln(1/u)
+    /// (Desnoyers, SYSTOR'12; Van Houdt, SIGMETRICS'13).
+    #[default]
+    Greedy,
+    /// Valid shares spread linearly from low to full with the same mean (the `steady` model).
+    Linear,
 }
 
 fn default_settle() -> bool {
@@ -151,12 +240,18 @@ impl Precondition {
     /// Every model with the keys it takes besides `model` (the TOML schema): a key of
     /// another model is an error, not ignored (`config::overrides::apply_device`).
     pub const MODELS: &'static [(&'static str, &'static [&'static str])] =
-        &[("none", &[]), ("steady", &["fill", "free_blocks_margin"]), ("aged", &["ratio", "settle"])];
+        &[
+            ("none", &[]),
+            ("workload", &["occupancy", "footprint", "spread", "free_blocks_margin"]),
+            ("steady", &["fill", "free_blocks_margin"]),
+            ("aged", &["ratio", "settle"]),
+        ];
 
     /// The model's name, as the `model` key spells it.
     pub fn model(&self) -> &'static str {
         match self {
             Precondition::None => "none",
+            Precondition::Workload { .. } => "workload",
             Precondition::Steady { .. } => "steady",
             Precondition::Aged { .. } => "aged",
         }
@@ -241,6 +336,11 @@ impl DeviceConfig {
         }
         match &self.precondition {
             Precondition::None => {}
+            Precondition::Workload { occupancy, .. } => {
+                if !(0.0..=1.0).contains(occupancy) {
+                    return Err(format!("precondition.occupancy must be in [0, 1], got {occupancy}"));
+                }
+            }
             Precondition::Steady { fill, .. } => {
                 if !(0.0..=1.0).contains(fill) {
                     return Err(format!("precondition.fill must be in [0, 1], got {fill}"));
@@ -255,12 +355,53 @@ impl DeviceConfig {
         Ok(())
     }
 
-    /// Logical pages exposed to the host.
+    /// Logical pages of the device: (1 − over_provisioning) of its flash.
     pub fn logical_pages(&self) -> u32 {
         ((self.geometry.total_pages_u64() as f64) * (1.0 - self.ftl.over_provisioning)).floor() as u32
     }
-    pub fn logical_bytes(&self) -> u64 {
-        self.logical_pages() as u64 * self.geometry.page_size as u64
+    /// Logical pages the host addresses, under every scheme: the logical pages, less the
+    /// parity reserve of `ftl.rain_parity = "reserved"` (with at least 3 channels).
+    pub fn host_pages(&self) -> u32 {
+        let l = self.logical_pages();
+        match self.ftl.rain_parity {
+            RainParity::Reserved if self.geometry.channels >= 3 => crate::ftl::rain::Rain::data_capacity(l, self.geometry.channels),
+            _ => l,
+        }
+    }
+    /// Whether a RAIN scheme fits: its data pages (the host's) plus one parity page per
+    /// stripe of N − 1 must fit beside the GC reserve and the two write frontiers of every
+    /// plane, as the data alone must (`validate`). The message names the settings to change.
+    pub fn rain_fits(&self) -> Result<(), String> {
+        let geo = &self.geometry;
+        let rain = crate::ftl::rain::Rain::new(geo, self.host_pages())?;
+        let slots = rain.data_pages as u64 + rain.stripes as u64;
+        let usable_blocks = geo.blocks_per_plane.saturating_sub(self.ftl.gc_reserved_blocks + 2) as u64;
+        let room = usable_blocks * geo.pages_per_block as u64 * geo.planes() as u64;
+        if slots <= room {
+            return Ok(());
+        }
+        // Spare parity needs OP >= 1 − room/total × (N−1)/N.
+        let total = geo.total_pages_u64() as f64;
+        let n = geo.channels as f64;
+        let min_op = 1.0 - room as f64 / total * (n - 1.0) / n;
+        Err(format!(
+            "RAIN parity does not fit: {} data pages and {} parity pages (one per {} data pages) need {slots} pages, \
+             but the planes hold {room} beside the GC reserve and the write frontiers (ftl.rain_parity = \"{}\"; \
+             set ftl.rain_parity = \"reserved\" to take the parity from the host's logical space, or raise \
+             ftl.over_provisioning to at least {})",
+            rain.data_pages,
+            rain.stripes,
+            rain.width - 1,
+            match self.ftl.rain_parity {
+                RainParity::Spare => "spare",
+                RainParity::Reserved => "reserved",
+            },
+            round_up3(min_op)
+        ))
+    }
+    /// [`DeviceConfig::host_pages`] in bytes: the capacity traces are folded into.
+    pub fn host_bytes(&self) -> u64 {
+        self.host_pages() as u64 * self.geometry.page_size as u64
     }
     /// The setting that gives the soft threshold, for messages: the block count when set (it
     /// overrides the share), else the share followed by `share_suffix` (e.g. its blocks).

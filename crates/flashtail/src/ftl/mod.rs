@@ -8,6 +8,7 @@
 
 pub mod blocks;
 pub mod content;
+pub mod footprint;
 pub mod mapping;
 pub mod precondition;
 pub mod rain;

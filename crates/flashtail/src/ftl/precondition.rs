@@ -1,29 +1,38 @@
 //! Preconditioning: put the device into a used state by setting the maps directly (no
 //! timing), in seconds even for a 1 TiB device.
 //!
-//! Two models (see `config::Precondition`):
-//! - `steady`: `fill` of the logical pages (a seeded Bernoulli choice) hold version-1 data on
-//!   their static plane; each plane keeps `soft threshold + margin` free blocks; the used
-//!   blocks carry the invalid pages, their valid ratio spread linearly from low to full as
-//!   greedy GC leaves a drive in service, valid pages scattered inside each block.
+//! Three models (see `config::Precondition`):
+//! - `workload` (the default for traces): the pages the replay touches (`ftl::footprint`,
+//!   found by a pass over the stream before the run) hold version-1 data first, as MQSim's
+//!   and SSDsim's preconditioning write them; then other logical pages, each a seeded
+//!   Bernoulli choice, until `occupancy` of the host's logical space holds data. Each plane
+//!   keeps its free pool at the GC soft threshold (+ `free_blocks_margin`), where the GC of
+//!   a drive in service holds it; the used blocks carry the invalid pages, their valid
+//!   shares spread as greedy GC leaves them under uniform overwrites (`Spread::Greedy`:
+//!   exponential in the block's age), valid pages scattered inside each block.
+//! - `steady`: `fill` of the logical pages chosen at random, the valid shares spread
+//!   linearly, `soft threshold + margin + GC reserve` free blocks.
 //! - `aged`: the ttFlash artifact's SSDsim aging with ratio r: block after block gets its
 //!   first ⌈r·P⌉ pages invalid until r/2 of the plane is invalid; the r/2 valid data fills
 //!   the rest of those blocks and then whole blocks; 1 − r stays free. (SSDsim leaves the
 //!   tails of aged blocks free for appends; a block-granular FTL fills them with the valid
-//!   data instead, which keeps the same valid/invalid/free page counts.)
+//!   data instead, which keeps the same valid/invalid/free page counts.) The pages the
+//!   replay reads before writing them are among the valid data, as SSDsim's
+//!   `pre_process_page` writes them before the run.
 //!
 //! Three passes, the first two on every core (rayon) with the same result as one sequential
 //! pass: (1) choose the mapped logical pages, each by its own word of one random stream;
 //! (2) lay out each plane's valid pages from its plan and its own random stream; (3) map the
 //! k-th chosen logical page of each plane to that plane's k-th valid page. A 1 TiB device
-//! takes 4–6 s on this project's 2-core VM (one core: ~7 s).
+//! takes seconds on 2 cores.
 //!
 //! Not modelled: wear (erase counts start at 0).
 
 use super::blocks::BlockState;
 use super::mapping::{Ftl, NONE};
 use super::rain::Rain;
-use crate::config::{DeviceConfig, Precondition};
+use super::footprint::Footprint;
+use crate::config::{DeviceConfig, FootprintFill, Precondition, Spread};
 use crate::units::{Lpn, PlaneId};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -43,6 +52,12 @@ pub struct PreconditionSummary {
     pub settle_victims: u64,
     #[serde(skip_serializing_if = "is_zero")]
     pub settle_pages_moved: u64,
+    /// Logical pages written first because the replay touches them (`workload`) or reads
+    /// them before writing them (`aged`); omitted without a footprint.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub footprint_pages: u64,
+    /// Share of the host's logical pages holding data at the start (parity not counted).
+    pub occupancy: f64,
 }
 
 fn is_zero(x: &u64) -> bool {
@@ -77,26 +92,38 @@ pub fn precondition(
     seed: u64,
     place: &(dyn Fn(u32) -> PlaneId + Sync),
     rain: Option<&Rain>,
+    footprint: Option<&Footprint>,
     mut on_valid: impl FnMut(Lpn, u32),
 ) -> Result<PreconditionSummary, String> {
     let geo = ftl.geo.clone();
     let p = geo.pages_per_block;
     let planes = geo.planes() as usize;
-    let (fill, model) = match &dev.precondition {
+    let (fill, model, first_fill) = match &dev.precondition {
         Precondition::None => return Ok(PreconditionSummary { model: "none".into(), free_blocks: geo.total_blocks() as u64, ..Default::default() }),
-        Precondition::Steady { fill, .. } => (*fill, "steady"),
+        Precondition::Workload { occupancy, footprint: f, .. } => (*occupancy, "workload", *f),
+        Precondition::Steady { fill, .. } => (*fill, "steady", FootprintFill::None),
         Precondition::Aged { ratio, .. } => {
             // Valid pages = r/2 of the device, parity pages (RAIN) included.
             let want = ratio / 2.0 * geo.total_pages_u64() as f64;
-            (fill_for(want, ftl.logical_pages as f64, rain), "aged")
+            (fill_for(want, ftl.logical_pages as f64, rain), "aged", FootprintFill::Reads)
         }
     };
-    // Pass 1: choose the mapped logical pages (bitset) and count them per plane.
     let data = ftl.logical_pages as usize;
+    let footprint = footprint.filter(|_| first_fill != FootprintFill::None);
+    if let Some(f) = footprint {
+        if f.pages() as usize != data {
+            return Err(format!("preconditioning: the footprint spans {} logical pages, the device's host space {data}", f.pages()));
+        }
+    }
+    // The footprint's pages are written first; the others are drawn with the probability
+    // that brings the expected total to `fill` of the logical space.
+    let forced = footprint.map_or(0, |f| f.count(first_fill)) as f64;
+    let rest = if forced >= data as f64 { 0.0 } else { ((fill * data as f64 - forced) / (data as f64 - forced)).clamp(0.0, 1.0) };
+    // Pass 1: choose the mapped logical pages (bitset) and count them per plane.
     let n = ftl.l2p.len();
     let rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0005_eed0_fa9e);
     let mut bits = vec![0u64; n.div_ceil(64)];
-    let threshold = (fill * (u32::MAX as f64)) as u64;
+    let threshold = (rest * (u32::MAX as f64)) as u64;
     let table: Vec<PlaneId> = if rain.is_none() { (0..geo.planes()).map(|l| geo.static_plane(Lpn(l))).collect() } else { Vec::new() };
     debug_assert!(table.iter().enumerate().all(|(l, &p)| place(l as u32) == p));
     // A mask instead of a division when the plane count is a power of two (every preset):
@@ -122,7 +149,10 @@ pub fn precondition(
         let mut rng = rng.clone();
         rng.set_word_pos(first as u128);
         for l in first..(first + words.len() * 64).min(data) {
-            if fill >= 1.0 || (rng.gen::<u32>() as u64) < threshold {
+            // One word per page whether or not the footprint holds it: the draws of the
+            // other pages do not depend on the footprint.
+            let drawn = rest >= 1.0 || (rng.gen::<u32>() as u64) < threshold;
+            if drawn || footprint.is_some_and(|f| f.holds(first_fill, l as u32)) {
                 words[(l - first) / 64] |= 1 << (l % 64);
                 counts[place(l as u32).idx()] += 1;
             }
@@ -151,8 +181,11 @@ pub fn precondition(
     let mut plans = Vec::with_capacity(planes);
     for (pl, &v) in per_plane.iter().enumerate() {
         let plan = match &dev.precondition {
+            Precondition::Workload { free_blocks_margin, spread, .. } => {
+                plan_spread(v, p, geo.blocks_per_plane, soft + free_blocks_margin, *spread)
+            }
             Precondition::Steady { free_blocks_margin, .. } => {
-                plan_steady(v, p, geo.blocks_per_plane, soft + free_blocks_margin + dev.ftl.gc_reserved_blocks)
+                plan_spread(v, p, geo.blocks_per_plane, soft + free_blocks_margin + dev.ftl.gc_reserved_blocks, Spread::Linear)
             }
             Precondition::Aged { ratio, .. } => plan_aged(v, p, geo.blocks_per_plane, *ratio),
             Precondition::None => unreachable!(),
@@ -198,7 +231,7 @@ pub fn precondition(
         on_valid(Lpn(l as u32), ppn);
     }
     // Seal the used blocks (fully programmed) and take them out of the free pools.
-    let mut summary = PreconditionSummary { model: model.into(), ..Default::default() };
+    let mut summary = PreconditionSummary { model: model.into(), footprint_pages: footprint.map_or(0, |f| f.count(first_fill)), ..Default::default() };
     for pl in 0..planes {
         let used = plans[pl].len() as u32;
         let first = geo.first_block(PlaneId(pl as u32)).0;
@@ -217,6 +250,8 @@ pub fn precondition(
         summary.mapped_pages += per_plane[pl] as u64;
     }
     ftl.recount_levels();
+    let parity = rain.map_or(0, |r| (0..r.stripes).filter(|&s| is_set(&bits, r.parity_id(s) as usize)).count() as u64);
+    summary.occupancy = (summary.mapped_pages - parity) as f64 / data.max(1) as f64;
     Ok(summary)
 }
 
@@ -314,21 +349,36 @@ fn fill_for(want: f64, data: f64, rain: Option<&Rain>) -> f64 {
     lo
 }
 
-/// Valid counts for the used blocks of a steady-state plane holding `v` valid pages and
-/// keeping `keep_free` blocks free.
-fn plan_steady(v: u32, p: u32, blocks: u32, keep_free: u32) -> Vec<BlockPlan> {
+/// Valid counts for the used blocks of a plane holding `v` valid pages and keeping
+/// `keep_free` blocks free, spread as `spread` says, lowest first.
+fn plan_spread(v: u32, p: u32, blocks: u32, keep_free: u32, spread: Spread) -> Vec<BlockPlan> {
     let min_used = v.div_ceil(p);
     let used = blocks.saturating_sub(keep_free).max(min_used);
     if used == 0 {
         return Vec::new();
     }
     let mean = v as f64 / (used as f64 * p as f64);
-    // Linear ramp of valid ratios with the right mean, clamped to [0, 1].
-    let (lo, hi) = if mean >= 0.5 { (2.0 * mean - 1.0, 1.0) } else { (0.0, 2.0 * mean) };
+    let share: Box<dyn Fn(f64) -> f64> = match spread {
+        Spread::Linear => {
+            // Linear ramp of valid ratios with the right mean, clamped to [0, 1].
+            let (lo, hi) = if mean >= 0.5 { (2.0 * mean - 1.0, 1.0) } else { (0.0, 2.0 * mean) };
+            Box::new(move |t| lo + (hi - lo) * t)
+        }
+        Spread::Greedy => {
+            // Oldest block (t = 0) at the victims' share u, newest (t = 1) nearly full.
+            let lambda = greedy_decay(mean);
+            Box::new(move |t| (-lambda * (1.0 - t)).exp())
+        }
+    };
     let mut counts: Vec<u32> = (0..used)
         .map(|k| {
-            let t = if used == 1 { 0.5 } else { k as f64 / (used - 1) as f64 };
-            ((lo + (hi - lo) * t) * p as f64).floor().min(p as f64) as u32
+            let t = match spread {
+                Spread::Linear if used == 1 => 0.5,
+                Spread::Linear => k as f64 / (used - 1) as f64,
+                // Block k's age is the middle of its slot: (k + ½)/n.
+                Spread::Greedy => (k as f64 + 0.5) / used as f64,
+            };
+            (share(t) * p as f64).floor().clamp(0.0, p as f64) as u32
         })
         .collect();
     // Fix rounding so the counts add up to `v` exactly.
@@ -350,6 +400,31 @@ fn plan_steady(v: u32, p: u32, blocks: u32, keep_free: u32) -> Vec<BlockPlan> {
         k = (k + 1) % counts.len();
     }
     counts.into_iter().map(|valid| BlockPlan { valid, pattern: Pattern::Scattered }).collect()
+}
+
+/// Greedy GC's steady state under uniform overwrites: a block's valid share decays as
+/// e^(−λa) over its age a ∈ [0, 1] (in units of the time between its write and its
+/// collection), so the victims hold u = e^(−λ) and the used blocks' mean share is
+/// m = (1 − u)/λ. Solves for λ given m (bisection; m/λ-relation is monotone).
+fn greedy_decay(mean: f64) -> f64 {
+    if mean >= 1.0 - 1e-9 {
+        return 0.0;
+    }
+    let m = mean.max(1e-6);
+    let mean_of = |l: f64| if l < 1e-12 { 1.0 } else { (1.0 - (-l).exp()) / l };
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    while mean_of(hi) > m {
+        hi *= 2.0;
+    }
+    for _ in 0..100 {
+        let mid = (lo + hi) / 2.0;
+        if mean_of(mid) > m {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo + hi) / 2.0
 }
 
 /// The ttFlash/SSDsim aging layout for a plane holding `v` valid pages. When the valid data
@@ -403,7 +478,7 @@ mod tests {
         let mut ftl = Ftl::new(&dev.geometry, dev.logical_pages(), dev.logical_pages());
         let mut count = 0;
         let geo = dev.geometry.clone();
-        let s = precondition(&mut ftl, &dev, 1, &|l| geo.static_plane(Lpn(l)), None, |_, _| count += 1).unwrap();
+        let s = precondition(&mut ftl, &dev, 1, &|l| geo.static_plane(Lpn(l)), None, None, |_, _| count += 1).unwrap();
         ftl.check_invariants().unwrap();
         assert_eq!(s.mapped_pages, count);
         let expect = 0.8 * dev.logical_pages() as f64;
@@ -426,12 +501,13 @@ mod tests {
     /// to the bitmap's words.
     #[test]
     fn layouts_match_the_sequential_implementation() {
-        let dev = presets::load("bench-ref").unwrap();
+        let mut dev = presets::load("bench-ref").unwrap();
+        dev.precondition = Precondition::Steady { fill: 0.8, free_blocks_margin: 1 };
         let geo = dev.geometry.clone();
         let mut ftl = Ftl::new(&geo, dev.logical_pages(), dev.logical_pages());
         assert!(dev.logical_pages() as usize > CHUNK_WORDS * 64);
         let mut seen = 0u64;
-        let s = precondition(&mut ftl, &dev, 1, &|l| geo.static_plane(Lpn(l)), None, |_, _| seen += 1).unwrap();
+        let s = precondition(&mut ftl, &dev, 1, &|l| geo.static_plane(Lpn(l)), None, None, |_, _| seen += 1).unwrap();
         ftl.check_invariants().unwrap();
         assert_eq!((s.mapped_pages, seen, s.invalid_pages), (BENCH_REF.0, BENCH_REF.0, BENCH_REF.1));
         assert_eq!(map_digest(&ftl), BENCH_REF.2);
@@ -444,7 +520,7 @@ mod tests {
         let geo = dev.geometry.clone();
         let rain = Rain::new(&geo, Rain::data_capacity(dev.logical_pages(), geo.channels)).unwrap();
         let mut ftl = Ftl::new(&geo, rain.data_pages, rain.data_pages + rain.stripes);
-        let s = precondition(&mut ftl, &dev, 2, &|id| rain.plane_of(id), Some(&rain), |_, _| {}).unwrap();
+        let s = precondition(&mut ftl, &dev, 2, &|id| rain.plane_of(id), Some(&rain), None, |_, _| {}).unwrap();
         ftl.check_invariants().unwrap();
         assert_eq!((s.mapped_pages, s.invalid_pages), (RAIN_AGED.0, RAIN_AGED.1));
         assert_eq!(map_digest(&ftl), RAIN_AGED.2);
@@ -459,7 +535,7 @@ mod tests {
         let geo = dev.geometry.clone();
         assert_eq!((geo.planes(), geo.blocks_per_plane * geo.pages_per_block % 64), (6, 30));
         let mut ftl = Ftl::new(&geo, dev.logical_pages(), dev.logical_pages());
-        let s = precondition(&mut ftl, &dev, 5, &|l| geo.static_plane(Lpn(l)), None, |_, _| {}).unwrap();
+        let s = precondition(&mut ftl, &dev, 5, &|l| geo.static_plane(Lpn(l)), None, None, |_, _| {}).unwrap();
         ftl.check_invariants().unwrap();
         assert_eq!((s.mapped_pages, s.invalid_pages), (UNALIGNED.0, UNALIGNED.1));
         assert_eq!(map_digest(&ftl), UNALIGNED.2);
@@ -497,7 +573,7 @@ mod tests {
         dev.precondition = Precondition::Aged { ratio: 0.5, settle: true };
         let mut ftl = Ftl::new(&dev.geometry, dev.logical_pages(), dev.logical_pages());
         let geo = dev.geometry.clone();
-        let s = precondition(&mut ftl, &dev, 3, &|l| geo.static_plane(Lpn(l)), None, |_, _| {}).unwrap();
+        let s = precondition(&mut ftl, &dev, 3, &|l| geo.static_plane(Lpn(l)), None, None, |_, _| {}).unwrap();
         ftl.check_invariants().unwrap();
         let total = dev.geometry.total_pages_u64();
         // r/2 invalid (up to rounding per plane), r/2 valid (Bernoulli), 1 - r free.

@@ -62,18 +62,21 @@ pub fn scheme_names() -> Vec<(&'static str, &'static str)> {
 /// carry content fingerprints that can repeat (`fingerprinted`: an FIU trace, or a generator
 /// with duplicates such as `--gen splitgc-*`); on any other workload they are base plus
 /// their scrub or fingerprinting cost.
-pub fn default_schemes(geo: &crate::nand::Geometry, fingerprinted: bool) -> (Vec<&'static str>, Vec<(&'static str, &'static str)>) {
+pub fn default_schemes(dev: &crate::config::DeviceConfig, fingerprinted: bool) -> (Vec<&'static str>, Vec<(&'static str, String)>) {
+    let geo = &dev.geometry;
     let mut skipped = Vec::new();
     let mut run = Vec::new();
     for (n, _) in scheme_names() {
         // RAIN stripes one page per channel with one of them parity (`ftl/rain.rs`).
         let rain = build_scheme(n, None, 0).is_ok_and(|s| s.rain);
         if rain && geo.channels < 3 {
-            skipped.push((n, "RAIN parity needs at least 3 channels"));
+            skipped.push((n, "RAIN parity needs at least 3 channels".to_string()));
+        } else if let (true, Err(e)) = (rain, rain.then(|| dev.rain_fits()).unwrap_or(Ok(()))) {
+            skipped.push((n, e));
         } else if n == "wla-gc" && geo.bits_per_cell == 1 {
-            skipped.push((n, "one bit per cell: every page costs the same, so it is base"));
+            skipped.push((n, "one bit per cell: every page costs the same, so it is base".to_string()));
         } else if super::content::handles(n) && !fingerprinted {
-            skipped.push((n, "content-aware: this workload's writes carry no content fingerprints with duplicates to find, as an FIU trace or `--gen splitgc-*` does"));
+            skipped.push((n, "content-aware: this workload's writes carry no content fingerprints with duplicates to find, as an FIU trace or `--gen splitgc-*` does".to_string()));
         } else {
             run.push(n);
         }
@@ -141,29 +144,38 @@ mod tests {
     fn default_schemes_follow_the_device_and_the_workload() {
         let content: Vec<&str> = crate::gc::content::SCHEMES.iter().map(|&(n, _)| n).collect();
         assert_eq!(content, ["splitgc", "cagc", "dagc"]);
-        let slc = crate::config::presets::load("tiny").unwrap().geometry;
-        let qlc = crate::config::presets::load("qlc").unwrap().geometry;
-        assert_eq!(slc.bits_per_cell, 1);
-        assert!(qlc.bits_per_cell > 1);
-        for (geo, fp) in [(&slc, false), (&slc, true), (&qlc, false), (&qlc, true)] {
-            let (run, skipped) = default_schemes(geo, fp);
+        let slc = crate::config::presets::load("tiny").unwrap();
+        let mut qlc = crate::config::presets::load("qlc").unwrap();
+        assert_eq!(slc.geometry.bits_per_cell, 1);
+        assert!(qlc.geometry.bits_per_cell > 1);
+        for (dev, fp) in [(&slc, false), (&slc, true), (&qlc, false), (&qlc, true)] {
+            let (run, skipped) = default_schemes(dev, fp);
             assert_eq!(run.len() + skipped.len(), scheme_names().len());
             for c in &content {
                 assert_eq!(run.contains(c), fp, "{c} fingerprinted={fp}");
                 assert_eq!(skipped.iter().any(|(n, _)| n == c), !fp);
             }
-            assert_eq!(run.contains(&"wla-gc"), geo.bits_per_cell > 1);
+            assert_eq!(run.contains(&"wla-gc"), dev.geometry.bits_per_cell > 1);
             assert!(run.contains(&"base") && run.contains(&"nogc"));
         }
-        // tiny has 2 channels: no RAIN schemes; 8 channels: all of them.
+        // tiny has 2 channels: no RAIN schemes.
         let rain = ["ttflash-gtr", "ttflash-rgc", "ttflash"];
         let (run, skipped) = default_schemes(&slc, true);
-        assert_eq!(slc.channels, 2);
+        assert_eq!(slc.geometry.channels, 2);
         for r in rain {
-            assert!(!run.contains(&r) && skipped.contains(&(r, "RAIN parity needs at least 3 channels")), "{r}");
+            assert!(!run.contains(&r) && skipped.contains(&(r, "RAIN parity needs at least 3 channels".to_string())), "{r}");
         }
         assert!(run.contains(&"ttflash-pbl"));
+        // qlc has 8 channels and 12.5 % spare: parity (1/7 of the data) does not fit the
+        // spare area, so the RAIN schemes are left out saying how to make room ...
+        let (run, skipped) = default_schemes(&qlc, true);
+        for r in rain {
+            let why = &skipped.iter().find(|(n, _)| *n == r).expect("left out").1;
+            assert!(!run.contains(&r) && why.contains("ftl.rain_parity = \"reserved\""), "{r}: {why}");
+        }
+        // ... and with the parity reserved in the logical space they all run.
+        qlc.ftl.rain_parity = crate::config::RainParity::Reserved;
         let (run, _) = default_schemes(&qlc, true);
-        assert!(qlc.channels >= 3 && rain.iter().all(|r| run.contains(r)));
+        assert!(rain.iter().all(|r| run.contains(r)));
     }
 }

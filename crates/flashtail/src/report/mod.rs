@@ -16,6 +16,7 @@ mod notes;
 mod svg;
 mod table;
 mod tail_table;
+mod warnings;
 
 pub use baseline::{baseline_index, ratio, BASELINE_SCHEME};
 pub use csv_out::{cdf_csv, summary_csv};
@@ -24,6 +25,7 @@ pub use fmt::{pct_count, waf_str};
 pub use html::{escape_html, render_html};
 pub use table::format_table;
 pub use tail_table::{format_tail_table, tail_summary};
+pub use warnings::run_warnings;
 
 use crate::stats::RunReport;
 use serde::{Deserialize, Serialize};

@@ -51,11 +51,25 @@ pub struct SimOptions {
     /// `power_cut`). Needs the oracle; not for ttFlash's stripe buffer, content tracking or
     /// the DRAM buffer (`sim::power_loss::refusal`).
     pub power_cut_at: Vec<u64>,
+    /// The pages the replay touches (`ftl::footprint`), for preconditioning models that
+    /// write them first (`workload`, `aged`); without it they fill the logical space at
+    /// random. `runner::scan_footprint` finds it from a fresh copy of the input.
+    pub footprint: Option<Arc<crate::ftl::footprint::Footprint>>,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { seed: 1, oracle: true, check_every: 0, progress: None, latency: LatencyMode::Exact, chain_transfers: true, power_loss_every: 0, power_cut_at: Vec::new() }
+        SimOptions {
+            seed: 1,
+            oracle: true,
+            check_every: 0,
+            progress: None,
+            latency: LatencyMode::Exact,
+            chain_transfers: true,
+            power_loss_every: 0,
+            power_cut_at: Vec::new(),
+            footprint: None,
+        }
     }
 }
 

@@ -64,7 +64,7 @@ pub fn power_loss_load(gap_ns: u64, protected: Option<bool>) -> (DeviceConfig, V
     let mut dev = tiny();
     dev.precondition = Precondition::Steady { fill: 0.9, free_blocks_margin: 1 };
     dev.ftl.power_loss_protection = protected;
-    let span = dev.logical_bytes();
+    let span = dev.host_bytes();
     (dev, random_workload(12_000, span, 70, 4, gap_ns, 11))
 }
 

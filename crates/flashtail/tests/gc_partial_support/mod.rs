@@ -104,7 +104,7 @@ impl OnOff {
 
     pub fn generate(&self, dev: &DeviceConfig) -> Vec<HostRequest> {
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-        let chunks = ((dev.logical_bytes() as f64 * self.footprint) / 4096.0) as u64;
+        let chunks = ((dev.host_bytes() as f64 * self.footprint) / 4096.0) as u64;
         let hot = (chunks / 5).max(1);
         let mean_chunks = (self.mean_size / 4096.0).max(1.0);
         let mut t = 0f64;
@@ -161,7 +161,7 @@ pub fn bursts(
     seed: u64,
 ) -> Vec<HostRequest> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let pages = (dev.logical_bytes() as f64 * footprint) as u64 / 8192;
+    let pages = (dev.host_bytes() as f64 * footprint) as u64 / 8192;
     let mut t = 0u64;
     (0..n)
         .map(|i| {
@@ -352,7 +352,7 @@ pub fn phased(
     seed: u64,
 ) -> Vec<HostRequest> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let pages = (dev.logical_bytes() as f64 * footprint) as u64 / 8192;
+    let pages = (dev.host_bytes() as f64 * footprint) as u64 / 8192;
     let hot = (pages / 5).max(1);
     let mut t = 0f64;
     (0..n)

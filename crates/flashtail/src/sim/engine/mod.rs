@@ -123,6 +123,8 @@ struct Counters {
     host_pages_read: u64,
     buffer_hits: u64,
     unwritten_reads: u64,
+    /// Pages of host reads submitted (the base of the unwritten-read share).
+    host_page_reads: u64,
     erases: u64,
     gc_runs: u64,
     events: u64,
@@ -256,7 +258,8 @@ impl Simulation {
             if dev.ftl.allocation != Allocation::Static {
                 return Err(SimError::Device(format!("scheme '{}' keeps RAIN parity, which needs ftl.allocation = \"static\"", scheme.name)));
             }
-            Some(Rain::new(&geo, Rain::data_capacity(dev.logical_pages(), geo.channels)).map_err(SimError::Device)?)
+            dev.rain_fits().map_err(|e| SimError::Device(format!("scheme '{}': {e}", scheme.name)))?;
+            Some(Rain::new(&geo, dev.host_pages()).map_err(SimError::Device)?)
         } else {
             None
         };
@@ -269,7 +272,7 @@ impl Simulation {
         });
         let (data_pages, slots) = match &rain {
             Some(r) => (r.data_pages, r.data_pages + r.stripes),
-            None => (dev.logical_pages(), dev.logical_pages()),
+            None => (dev.host_pages(), dev.host_pages()),
         };
         let mut ftl = Ftl::new(&geo, data_pages, slots);
         let mut oracle = Oracle::new(opts.oracle, slots, geo.total_pages());
@@ -277,7 +280,7 @@ impl Simulation {
             Some(r) => r.plane_of(id),
             None => geo.static_plane(Lpn(id)),
         };
-        let precond = precondition(&mut ftl, &dev, opts.seed, &place, rain.as_ref(), |l, p| oracle.preload(l.0, p))
+        let precond = precondition(&mut ftl, &dev, opts.seed, &place, rain.as_ref(), opts.footprint.as_deref(), |l, p| oracle.preload(l.0, p))
             .map_err(SimError::Device)?;
         // Preconditioned stripes carry epoch 1 (their parity is version 1 too).
         let stripe_epoch = match &rain {

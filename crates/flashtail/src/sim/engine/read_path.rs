@@ -10,6 +10,7 @@
 //! and checks that the parity page covers every accepted write of the stripe.
 
 use super::Simulation;
+use crate::config::UnwrittenReads;
 use crate::ftl::NONE;
 use crate::gc::GcMode;
 use crate::scheduler::txn::NO_REQ;
@@ -30,6 +31,7 @@ impl Simulation {
     /// loop (+0.12 % instructions on the reference benchmark).
     #[inline(always)]
     pub(super) fn submit_read(&mut self, slot: u32, lpn: u32) {
+        self.c.host_page_reads += 1;
         if let Some(v) = self.buffered_version(lpn) {
             self.serve_from_ram(slot, lpn, v, "flush-buffer read");
             return;
@@ -41,6 +43,10 @@ impl Simulation {
         }
         if self.pending_in_dram(ppn) {
             self.dram_hit(slot, lpn, ppn);
+            return;
+        }
+        if ppn == NONE && self.dev.ftl.unwritten_reads == UnwrittenReads::Mapping {
+            self.unwritten_read(slot, lpn);
             return;
         }
         let plane = self.plane_of_read(lpn, ppn);
@@ -59,6 +65,15 @@ impl Simulation {
             Some(r) => r.plane_of(lpn),
             None => self.static_plane(lpn),
         }
+    }
+
+    /// A read of a page that holds no data, answered from the mapping table
+    /// (`ftl.unwritten_reads = "mapping"`): no flash read, done after one controller memory
+    /// access. The oracle checks that no write was accepted for it (version 0).
+    fn unwritten_read(&mut self, slot: u32, lpn: u32) {
+        self.c.unwritten_reads += 1;
+        self.oracle.check(lpn, 0, "unwritten read", self.now.0);
+        self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), super::EV_PAGE_DONE, slot);
     }
 
     /// A read served from controller memory (its newest data is still waiting to be programmed).

@@ -38,6 +38,7 @@ impl Simulation {
         let programmed = c.host_pages_programmed + c.gc_pages_programmed + c.parity_pages_programmed;
         let mut extra = BTreeMap::new();
         extra.insert("unwritten_reads".into(), c.unwritten_reads);
+        extra.insert("host_page_reads".into(), c.host_page_reads);
         extra.insert("stalled_writes".into(), c.stalled_writes);
         extra.insert("held_writes".into(), c.held_writes);
         extra.insert("channel_busy_gc_ns".into(), c.chan_ns[1]);
@@ -124,7 +125,7 @@ impl Simulation {
         let mut workload_notes: BTreeMap<String, String> = notes.into_iter().collect();
         workload_notes.insert("requests_wrapped_into_capacity".into(), c.wrapped_requests.to_string());
         workload_notes.insert("arrivals_clamped_out_of_order".into(), c.clamped_arrivals.to_string());
-        workload_notes.insert("logical_capacity_bytes".into(), self.dev.logical_bytes().to_string());
+        workload_notes.insert("logical_capacity_bytes".into(), self.dev.host_bytes().to_string());
         let config = serde_json::json!({
             "device": &self.dev,
             "scheme": { "name": &self.scheme_name, "victim": self.scheme.victim.name(), "copyback": self.scheme.copyback,

@@ -132,7 +132,7 @@ fn an_unguarded_erase_loses_acknowledged_writes_at_a_power_loss() {
         let mut dev = presets::load("tiny").expect("preset tiny");
         dev.precondition = Precondition::Steady { fill: 0.9, free_blocks_margin: 1 };
         dev.ftl.power_loss_protection = Some(false);
-        let pages = dev.logical_bytes() / 4096;
+        let pages = dev.host_bytes() / 4096;
         let scheme = build_scheme("base", None, 3).expect("scheme base");
         let opts = SimOptions { seed: 3, oracle: true, power_loss_every: 37, ..Default::default() };
         let mut sim = Simulation::new(dev, scheme, opts).expect("device");

@@ -1,0 +1,122 @@
+//! The replay's footprint: which host logical pages a request stream touches, and which of
+//! them it reads before it writes them. Found by one pass over a fresh copy of the stream
+//! before the run, so preconditioning can write those pages first, as MQSim's and SSDsim's
+//! preconditioning do (`ftl::precondition`, model `workload`; the `aged` model writes the
+//! pages read first).
+//!
+//! Pages are numbered as the engine numbers them (`offset / page_size`, wrapped into the
+//! host's logical pages), so the footprint names exactly the pages the run will address.
+//! Does not look at content: a content-aware scheme's deduplication happens in the run.
+
+use crate::config::FootprintFill;
+use crate::host::{Op, RequestSource, SourceError};
+
+/// Two bitsets over the host's logical pages.
+#[derive(Clone, Debug)]
+pub struct Footprint {
+    pages: u32,
+    touched: Vec<u64>,
+    read_first: Vec<u64>,
+    /// Pages read or written.
+    pub touched_pages: u64,
+    /// Pages read before any write to them in the stream.
+    pub read_first_pages: u64,
+    /// Requests scanned.
+    pub requests: u64,
+}
+
+impl Footprint {
+    /// An empty footprint over `pages` logical pages.
+    pub fn empty(pages: u32) -> Footprint {
+        let words = (pages as usize).div_ceil(64);
+        Footprint { pages, touched: vec![0; words], read_first: vec![0; words], touched_pages: 0, read_first_pages: 0, requests: 0 }
+    }
+
+    /// Read `src` to its end and note every page it touches. `pages` is the host's logical
+    /// page count (the engine wraps into it) and `page_size` its page in bytes.
+    pub fn scan(src: &mut dyn RequestSource, pages: u32, page_size: u32) -> Result<Footprint, SourceError> {
+        let mut f = Footprint::empty(pages);
+        let (lp, ps) = (pages as u64, page_size as u64);
+        while let Some(r) = src.next_request()? {
+            f.requests += 1;
+            let first = r.offset / ps;
+            let last = (r.offset + r.size.max(1) - 1) / ps;
+            // A request longer than the logical space touches every page once.
+            let last = last.min(first + lp - 1);
+            for page in first..=last {
+                f.note((page % lp) as u32, r.op);
+            }
+        }
+        Ok(f)
+    }
+
+    /// Note one page access, in stream order.
+    pub fn note(&mut self, lpn: u32, op: Op) {
+        let (w, b) = (lpn as usize / 64, 1u64 << (lpn % 64));
+        if self.touched[w] & b == 0 {
+            self.touched[w] |= b;
+            self.touched_pages += 1;
+            if op == Op::Read {
+                self.read_first[w] |= b;
+                self.read_first_pages += 1;
+            }
+        }
+    }
+
+    /// Logical pages the footprint spans.
+    pub fn pages(&self) -> u32 {
+        self.pages
+    }
+
+    /// Whether preconditioning under `fill` writes page `lpn` first.
+    #[inline]
+    pub fn holds(&self, fill: FootprintFill, lpn: u32) -> bool {
+        let (w, b) = (lpn as usize / 64, 1u64 << (lpn % 64));
+        match fill {
+            FootprintFill::Touched => self.touched.get(w).is_some_and(|x| x & b != 0),
+            FootprintFill::Reads => self.read_first.get(w).is_some_and(|x| x & b != 0),
+            FootprintFill::None => false,
+        }
+    }
+
+    /// How many pages `fill` writes first.
+    pub fn count(&self, fill: FootprintFill) -> u64 {
+        match fill {
+            FootprintFill::Touched => self.touched_pages,
+            FootprintFill::Reads => self.read_first_pages,
+            FootprintFill::None => 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::{HostRequest, VecSource};
+    use crate::units::Nanos;
+
+    #[test]
+    fn reads_before_writes_are_told_apart_and_pages_wrap() {
+        let reqs = vec![
+            HostRequest::new(Nanos(0), 0, 8192, Op::Write),        // pages 0, 1 written
+            HostRequest::new(Nanos(1), 4096, 8192, Op::Read),      // 1 (written), 2 read first
+            HostRequest::new(Nanos(2), 10 * 4096, 4096, Op::Read), // page 10 wraps to 2 (already seen)
+            HostRequest::new(Nanos(3), 5 * 4096, 4096, Op::Write), // 5 written
+            HostRequest::new(Nanos(4), 5 * 4096, 4096, Op::Read),  // 5: written before
+            HostRequest::new(Nanos(5), 7 * 4096, 100, Op::Read),   // 7 read first
+        ];
+        let f = Footprint::scan(&mut VecSource::new(reqs), 8, 4096).unwrap();
+        assert_eq!((f.touched_pages, f.read_first_pages, f.requests), (5, 2, 6));
+        let touched: Vec<u32> = (0..8).filter(|&l| f.holds(FootprintFill::Touched, l)).collect();
+        let reads: Vec<u32> = (0..8).filter(|&l| f.holds(FootprintFill::Reads, l)).collect();
+        assert_eq!((touched, reads), (vec![0, 1, 2, 5, 7], vec![2, 7]));
+        assert!(!(0..8).any(|l| f.holds(FootprintFill::None, l)));
+    }
+
+    #[test]
+    fn a_request_longer_than_the_device_touches_each_page_once() {
+        let reqs = vec![HostRequest::new(Nanos(0), 4096, 100 * 4096, Op::Read)];
+        let f = Footprint::scan(&mut VecSource::new(reqs), 10, 4096).unwrap();
+        assert_eq!((f.touched_pages, f.read_first_pages), (10, 10));
+    }
+}
