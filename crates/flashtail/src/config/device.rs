@@ -82,6 +82,10 @@ pub struct FtlConfig {
     /// (`sim::power_loss` audits either way). Unset: on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_loss_protection: Option<bool>,
+    /// How many victims the threshold schemes (`base`, `preemptive`) collect when a plane's
+    /// free pool falls below the soft threshold.
+    #[serde(default)]
+    pub gc_victims_per_trigger: VictimsPerTrigger,
     /// Where the RAIN schemes' parity pages come from; the host's logical capacity follows
     /// from the device alone, so every scheme on it sees the same addresses.
     #[serde(default)]
@@ -89,6 +93,21 @@ pub struct FtlConfig {
     /// What a host read of a logical page that holds no data costs.
     #[serde(default)]
     pub unwritten_reads: UnwrittenReads,
+}
+
+/// What one GC trigger collects (`ftl.gc_victims_per_trigger`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VictimsPerTrigger {
+    /// Victim after victim until the plane is back at the soft threshold: the pool is
+    /// refilled before user work resumes for good (the ttFlash artifact's SSDsim).
+    #[default]
+    Refill,
+    /// One victim each time a write frontier takes a block from a pool below the soft
+    /// threshold (victims owed are collected one after another); the pool then stays where
+    /// it is, and below the hard threshold the plane collects until it is back at it.
+    /// MQSim's GC (`GC_and_WL_Unit_Page_Level::Check_gc_required`).
+    One,
 }
 
 /// Where RAIN parity lives (`ftl.rain_parity`).
@@ -173,8 +192,9 @@ pub enum Precondition {
         footprint: FootprintFill,
         #[serde(default)]
         spread: Spread,
+        /// Free blocks above (negative: below) the soft threshold at the start.
         #[serde(default)]
-        free_blocks_margin: u32,
+        free_blocks_margin: i32,
     },
     /// The ttFlash artifact's SSDsim aging with ratio r: r/2 of each plane's pages invalid
     /// (the first ⌈r × pages_per_block⌉ pages of block after block), r/2 valid data,

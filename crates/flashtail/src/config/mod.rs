@@ -6,4 +6,4 @@
 pub mod device;
 pub mod overrides;
 pub mod presets;
-pub use device::{Allocation, BufferConfig, DeviceConfig, FootprintFill, FtlConfig, Precondition, RainParity, Spread, UnitOfExecution, UnwrittenReads};
+pub use device::{Allocation, BufferConfig, DeviceConfig, FootprintFill, FtlConfig, Precondition, RainParity, Spread, UnitOfExecution, UnwrittenReads, VictimsPerTrigger};

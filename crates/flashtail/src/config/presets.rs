@@ -11,6 +11,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("rlgc-128gb", include_str!("../../presets/rlgc-128gb.toml")),
     ("rlgc-512gb", include_str!("../../presets/rlgc-512gb.toml")),
     ("bench-ref", include_str!("../../presets/bench-ref.toml")),
+    ("mqsim-ref", include_str!("../../presets/mqsim-ref.toml")),
     ("tiny", include_str!("../../presets/tiny.toml")),
     ("qlc", include_str!("../../presets/qlc.toml")),
     ("wla-paper", include_str!("../../presets/wla-paper.toml")),

@@ -182,7 +182,8 @@ pub fn precondition(
     for (pl, &v) in per_plane.iter().enumerate() {
         let plan = match &dev.precondition {
             Precondition::Workload { free_blocks_margin, spread, .. } => {
-                plan_spread(v, p, geo.blocks_per_plane, soft + free_blocks_margin, *spread)
+                let keep = (i64::from(soft) + i64::from(*free_blocks_margin)).clamp(0, i64::from(geo.blocks_per_plane)) as u32;
+                plan_spread(v, p, geo.blocks_per_plane, keep, *spread)
             }
             Precondition::Steady { free_blocks_margin, .. } => {
                 plan_spread(v, p, geo.blocks_per_plane, soft + free_blocks_margin + dev.ftl.gc_reserved_blocks, Spread::Linear)

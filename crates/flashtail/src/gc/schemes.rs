@@ -96,12 +96,12 @@ pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Schem
         _ => "greedy",
     };
     let v = build_victim(victim.unwrap_or(own_victim), seed)?;
-    let blocking = || -> Box<dyn GcPolicy> { Box::new(ThresholdGc { mode: ThresholdMode::Blocking }) };
+    let blocking = || -> Box<dyn GcPolicy> { Box::new(ThresholdGc::new(ThresholdMode::Blocking)) };
     // (policy, copyback, ideal, rain, gc-tolerant read)
     let (gc, copyback, ideal, rain, gtr): (Box<dyn GcPolicy>, bool, bool, bool, bool) = match name {
-        "nogc" => (Box::new(ThresholdGc { mode: ThresholdMode::Instant }), false, true, false, false),
+        "nogc" => (Box::new(ThresholdGc::new(ThresholdMode::Instant)), false, true, false, false),
         "base" | "wla-gc" | "venice" | "gc-bypass" => (blocking(), false, false, false, false),
-        "preemptive" => (Box::new(ThresholdGc { mode: ThresholdMode::Preemptive }), false, false, false, false),
+        "preemptive" => (Box::new(ThresholdGc::new(ThresholdMode::Preemptive)), false, false, false, false),
         "ttflash-pbl" => (blocking(), true, false, false, false),
         "ttflash-gtr" => (blocking(), true, false, true, true),
         "ttflash-rgc" | "ttflash" => (Box::new(RotatingGc::new(true)), true, false, true, true),
