@@ -154,7 +154,13 @@ fn duplicates_in_the_fill_are_deferred_from_the_start() {
 #[test]
 fn the_scrub_stays_out_of_the_way_of_gc_and_host_io() {
     use flashtail::trace::{self, ReplayOptions};
-    let dev = flashtail::config::presets::load("dtrs-demo").unwrap();
+    // The ttFlash artifact's device at 512 blocks per plane, aged to ratio 0.71 and settled,
+    // the whole logical space the host's, reads of never-written pages timed on flash.
+    let mut dev = flashtail::config::presets::load("dtrs-demo").unwrap();
+    dev.geometry.blocks_per_plane = 512;
+    dev.precondition = flashtail::config::Precondition::Aged { ratio: 0.71, settle: true };
+    dev.ftl.rain_parity = flashtail::config::RainParity::Spare;
+    dev.ftl.unwritten_reads = flashtail::config::UnwrittenReads::Flash;
     let run_on = |scheme: &str| {
         let raw = trace::embedded::dtrs(&trace::TraceOptions::default());
         let mut src = trace::replay(raw, &ReplayOptions::default(), dev.host_bytes(), u64::from(dev.geometry.page_size));

@@ -150,6 +150,8 @@ fn a_blocked_plane_under_partial_gc_keeps_collecting_until_its_writes_fit() {
     d.ftl.gc_soft_threshold = 0.3;
     d.ftl.gc_hard_threshold = 0.2;
     d.ftl.max_queued_writes = Some(1);
+    // No RAIN here: the whole logical space is the host's.
+    d.ftl.rain_parity = flashtail::config::RainParity::Spare;
     let span = d.host_bytes();
     for s in ["lazy-rtgc", "rlgc", "rlgc-aggressive", "idle-ma", "idle-es"] {
         let r = run(&d, s, random_workload(10_000, span, 99, 2, 84_000, 7), 1);

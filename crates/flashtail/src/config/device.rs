@@ -465,6 +465,7 @@ mod tests {
     fn the_model_key_lists_match_the_schema() {
         let samples = [
             Precondition::None,
+            Precondition::Workload { occupancy: 0.5, footprint: Default::default(), spread: Default::default(), free_blocks_margin: 0 },
             Precondition::Steady { fill: 0.5, free_blocks_margin: 1 },
             Precondition::Aged { ratio: 0.5, settle: true },
         ];

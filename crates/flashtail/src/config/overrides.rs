@@ -225,20 +225,4 @@ mod tests {
         // Other keys behave as in `apply`.
         assert_eq!(apply_device(&tiny, &sets(&["timing.erase_ns=5"])).unwrap().timing.erase_ns, 5);
     }
-
-    /// `Precondition::MODELS` lists exactly the keys each model serializes.
-    #[test]
-    fn the_model_key_table_matches_the_schema() {
-        let models = [Precondition::None, Precondition::Steady { fill: 0.5, free_blocks_margin: 1 }, Precondition::Aged { ratio: 0.5, settle: true }];
-        assert_eq!(models.len(), Precondition::MODELS.len());
-        for (p, (name, keys)) in models.iter().zip(Precondition::MODELS) {
-            assert_eq!(p.model(), *name);
-            let t = toml::Value::try_from(p).unwrap();
-            let mut got: Vec<&str> = t.as_table().unwrap().keys().map(String::as_str).filter(|k| *k != "model").collect();
-            got.sort_unstable();
-            let mut want = keys.to_vec();
-            want.sort_unstable();
-            assert_eq!(got, want, "{name}");
-        }
-    }
 }

@@ -210,11 +210,11 @@ mod tests {
             config: serde_json::json!({ "device": d }),
             ..Default::default()
         };
-        // dtrs-demo: 512 blocks per plane × 0.3, rounded up.
+        // dtrs-demo: 3072 blocks per plane × 0.3, rounded up.
         let mut other = dev.clone();
         other.ftl.gc_soft_threshold_blocks = Some(11);
         let reports = [with(&dev), with(&dev), with(&other), RunReport::default()];
-        assert_eq!(soft_thresholds(&reports), vec![11, 154]);
+        assert_eq!(soft_thresholds(&reports), vec![11, 922]);
         assert!(soft_thresholds(&[RunReport::default()]).is_empty());
     }
 
