@@ -387,11 +387,8 @@ fn run_workload(scheme: &str, oracle: bool, requests: u64, chain: bool) -> anyho
 /// at 25% the WAF is ~3, close to the reference run's 1M-request work per request.
 pub fn steady_device() -> anyhow::Result<DeviceConfig> {
     let mut dev = presets::load("bench-ref").map_err(anyhow::Error::msg)?;
-    let margin = match dev.precondition {
-        Precondition::Steady { free_blocks_margin, .. } => free_blocks_margin,
-        _ => bail!("device preset bench-ref is expected to use steady preconditioning"),
-    };
-    dev.precondition = Precondition::Steady { fill: 1.0, free_blocks_margin: margin };
+    // Every logical page written, one free block above the soft threshold and the reserve.
+    dev.precondition = Precondition::Steady { fill: 1.0, free_blocks_margin: 1 };
     dev.ftl.over_provisioning = 0.25;
     dev.name = "bench-ref-steady".into();
     dev.validate().map_err(|e| anyhow::anyhow!("steady bench device: {e}"))?;

@@ -72,9 +72,10 @@ fn no_wrap_warns_how_much_of_the_trace_it_dropped() {
         )),
         "{err}"
     );
-    // Wrapped (the default), nothing is dropped and nothing is said.
+    // Wrapped (the default), nothing is dropped, and the share folded is said.
     let (_, err) = succeeds_both(&["run", "--device", "tiny", "--trace", s(&far)]);
-    assert!(!err.contains("warning"), "{err}");
+    assert!(!err.contains("dropped"), "{err}");
+    assert!(err.contains("warning: 66.7 % of the requests (2 of 3) reach beyond the device's host capacity (0.02 GiB) and were folded into it"), "{err}");
 }
 
 /// `trace stats` of an input without a request printed a table of zeros and exited 0 without

@@ -101,8 +101,8 @@ fn default_schemes_include_content_aware_ones_on_fingerprinted_workloads() {
 
 // ----- 2. WAF without host pages ---------------------------------------------------------
 
-/// A read-only trace on the aged demo device without settling (`precondition.settle=false`:
-/// every plane starts below the GC threshold): GC erases 580 blocks but no host page is
+/// A read-only trace on the demo device at 512 blocks per plane, aged to 0.71 without
+/// settling (`precondition.settle=false`: every plane starts below the GC threshold): GC erases 580 blocks but no host page is
 /// programmed, so WAF has no denominator. The tables say `n/a` (was `0.000`); JSON keeps
 /// `waf` 0 with `host_pages_programmed` 0, as docs/json.md states.
 #[test]
@@ -113,7 +113,18 @@ fn waf_is_n_a_when_no_host_page_was_programmed() {
     let lines: String = (0..200u64).map(|i| msr_line(t0 + i * 10_000, "Read", i * 4096 * 37, 4096)).collect();
     write(&trace, &lines);
     let out = dir.join("out");
-    let unsettled = ["--set", "precondition.settle=false"];
+    let unsettled = [
+        "--set",
+        "geometry.blocks_per_plane=512",
+        "--set",
+        "ftl.rain_parity=\"spare\"",
+        "--set",
+        "precondition.model=aged",
+        "--set",
+        "precondition.ratio=0.71",
+        "--set",
+        "precondition.settle=false",
+    ];
     let mut args = vec!["compare", "--trace", s(&trace), "--schemes", "base", "--no-cost", "--out", s(&out)];
     args.extend(unsettled);
     let (stdout, _) = succeeds(&args);
@@ -194,7 +205,7 @@ fn precondition_keys_must_belong_to_the_active_model() {
     );
     fails(
         &["run", "--device", "dtrs-demo", "--set", "precondition.fill=0.5", "--gen", "bench-ref", "--gen-count", "10"],
-        &["preconditioning model is 'aged', whose keys are ratio, settle", "'fill' belongs to model 'steady'", "--set precondition.model=steady"],
+        &["preconditioning model is 'workload', whose keys are occupancy, footprint, spread, free_blocks_margin", "'fill' belongs to model 'steady'", "--set precondition.model=steady"],
     );
     fails(
         &["run", "--device", "tiny", "--set", "precondition.fil=0.5"],
@@ -342,7 +353,7 @@ fn negative_numbers_get_a_range_error() {
 }
 
 /// A share that rounds to 0.0 % but is not 0 shows its count: on the bundled DTRS slice,
-/// 5 of 113,123 reads waited on GC under ttflash-rgc, and 8 requests (all reads) under
+/// 15 of 113,123 reads waited on GC under ttflash-rgc, and 13 requests (all reads) under
 /// ttflash; the table said 0.0 %.
 #[test]
 fn tiny_wait_shares_show_their_count() {
@@ -352,8 +363,8 @@ fn tiny_wait_shares_show_their_count() {
         let row = flash_row(&stdout, scheme);
         row[row.len() - 2..].to_vec()
     };
-    assert_eq!(last2("ttflash-rgc"), ["3.2%", "<0.1% (5)"], "{stdout}");
-    assert_eq!(last2("ttflash"), ["<0.1% (8)", "<0.1% (8)"], "{stdout}");
+    assert_eq!(last2("ttflash-rgc"), ["1.4%", "<0.1% (15)"], "{stdout}");
+    assert_eq!(last2("ttflash"), ["<0.1% (13)", "<0.1% (13)"], "{stdout}");
     assert_eq!(last2("nogc"), ["0.0%", "0.0%"], "{stdout}");
 }
 

@@ -32,7 +32,10 @@ pub fn run_warnings(r: &RunReport) -> Vec<String> {
     }
     let extra = |k: &str| r.flash.extra.get(k).copied().unwrap_or(0);
     let (unwritten, reads) = (extra("unwritten_reads"), extra("host_page_reads"));
-    if reads > 0 && unwritten as f64 / reads as f64 > UNWRITTEN_WARN_SHARE {
+    // A device asked to start empty (`precondition.model = "none"`) reads nothing before
+    // it writes it by construction: no warning there.
+    let empty = r.config.pointer("/device/precondition/model").and_then(|v| v.as_str()) == Some("none");
+    if !empty && reads > 0 && unwritten as f64 / reads as f64 > UNWRITTEN_WARN_SHARE {
         let how = match r.config.pointer("/device/ftl/unwritten_reads").and_then(|v| v.as_str()) {
             Some("flash") => "timed as flash reads (ftl.unwritten_reads = \"flash\")",
             _ => "answered from the mapping table without a flash read (ftl.unwritten_reads = \"mapping\")",
