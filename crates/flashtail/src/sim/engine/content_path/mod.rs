@@ -79,6 +79,7 @@ counters! {
     ScrubFingerprintNs => "scrub_fingerprint_ns",
     ScrubPagesFingerprinted => "scrub_pages_fingerprinted",
     ScrubPagesRead => "scrub_pages_read",
+    ScrubPassesParked => "scrub_passes_parked",
     ScrubPassesStarted => "scrub_passes_started",
     SharedReads => "shared_reads",
 }
@@ -269,6 +270,7 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     pub(super) fn content_write(&mut self, slot: u32, lpns: &[u32], r: &HostRequest) {
+        self.scrub_note_write();
         let page = self.page_bytes;
         let first_block = r.offset / 4096;
         let first_page = self.page_index(r.offset);
