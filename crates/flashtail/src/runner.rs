@@ -31,6 +31,9 @@ pub struct RunSpec {
     pub power_cut_at: Vec<u64>,
     /// Latency recording: exact (every sample) or tail (bounded memory, exact from p99 up).
     pub latency: crate::stats::LatencyMode,
+    /// Refuse the run when the device and scheme need more memory than this (bytes; 0: no
+    /// limit; `None`: 80 % of the machine's available memory). See `config::memory`.
+    pub max_memory: Option<u64>,
 }
 
 /// Why a run could not be done.
@@ -65,6 +68,7 @@ pub fn spec_scheme(spec: &RunSpec) -> Result<crate::gc::Scheme, RunError> {
 /// Run one scheme.
 pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Progress>>) -> Result<RunReport, RunError> {
     let scheme = spec_scheme(spec)?;
+    crate::config::memory::check(&spec.device, &scheme, spec.max_memory).map_err(RunError::Config)?;
     let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone(), latency: spec.latency, power_loss_every: spec.power_loss_every, power_cut_at: spec.power_cut_at.clone(), ..Default::default() };
     let sim = Simulation::new(spec.device.clone(), scheme, opts)?;
     let out = sim.run(src);
