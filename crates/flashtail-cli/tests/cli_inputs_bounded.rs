@@ -103,16 +103,16 @@ fn a_huge_device_is_refused_by_its_memory_estimate() {
 }
 
 /// `buffer.capacity_pages` was ignored unless `buffer.enabled` (by ttFlash's stripe buffer
-/// too), and a 64 MiB stripe buffer on a 32 MiB device let a run pass without touching
+/// too), and a 64 MiB stripe buffer on a small device (tiny with the 4 channels RAIN needs) let a run pass without touching
 /// flash: both are named.
 #[test]
 fn buffer_settings_that_do_nothing_are_named() {
-    let (_, err) = succeeds_both(&["run", "--device", "tiny", "--scheme", "ttflash", "--gen", "bench-ref", "--gen-count", "10"]);
+    let (_, err) = succeeds_both(&["run", "--device", "tiny", "--set", "geometry.channels=4", "--scheme", "ttflash", "--gen", "bench-ref", "--gen-count", "10"]);
     assert!(err.contains("ttFlash's stripe buffer holds 16384 pages, as many as the device's whole host capacity"), "{err}");
     let (_, err) = succeeds_both(&["run", "--device", "tiny", "--scheme", "base", "--set", "buffer.capacity_pages=64", "--gen", "bench-ref", "--gen-count", "10"]);
     assert!(err.contains("buffer.capacity_pages = 64 is ignored: buffer.enabled is false"), "{err}");
     let j = scratch("buf").join("r.json");
-    let (_, err) = succeeds_both(&["run", "--device", "tiny", "--scheme", "ttflash", "--set", "buffer.capacity_pages=64", "--gen", "bench-ref", "--gen-count", "10", "--json", s(&j)]);
+    let (_, err) = succeeds_both(&["run", "--device", "tiny", "--set", "geometry.channels=4", "--scheme", "ttflash", "--set", "buffer.capacity_pages=64", "--gen", "bench-ref", "--gen-count", "10", "--json", s(&j)]);
     assert!(!err.contains("stripe buffer holds"), "{err}");
     assert_eq!(read_json(&j)["flash"]["extra"]["flush_buffer_pages"], 64);
 }
