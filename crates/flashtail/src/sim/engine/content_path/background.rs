@@ -158,6 +158,8 @@ impl Simulation {
                 continue;
             }
             let dst = self.gc_destination(plane)?;
+            // Held until the program finishes (`rewrite_done`).
+            self.ct().hold(c);
             let t = self.new_txn(TxnKind::Rewrite, plane, lpn, src, NO_REQ);
             let x = &mut self.txns[t as usize];
             x.dst = dst;
