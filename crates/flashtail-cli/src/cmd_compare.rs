@@ -79,6 +79,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     let cap = dev.host_bytes();
     let open = a.input.opener(&dev, cap)?;
+    a.input.plausibility(&open, &dev)?;
+    for w in crate::sim_args::buffer_warnings(&dev, &schemes, cap) {
+        eprintln!("{w}");
+    }
     // The output directory must exist before the runs: it failed only after all of them.
     std::fs::create_dir_all(&a.out).map_err(|error| flashtail::report::ReportError::CreateDir { path: a.out.clone(), error })?;
     let specs: Vec<RunSpec> = schemes.iter().map(|s| a.opts.spec(&dev, s)).collect();

@@ -31,7 +31,7 @@ pub struct Args {
     /// Logical address space in GiB (overrides the preset/config).
     #[arg(long, value_parser = crate::sim_args::parse_u64)]
     span_gib: Option<u64>,
-    /// Output format: mqsim or fiu.
+    /// Output format: mqsim, fiu or linnos (LinnOS/Heimdall/FlashNet input: ms and bytes).
     #[arg(long, default_value = "mqsim")]
     format: String,
     /// Output file (stdout when absent).

@@ -30,6 +30,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     flashtail::runner::check_schemes(std::slice::from_ref(&a.scheme))?;
     let cap = flashtail::runner::host_capacity_bytes(&dev, &a.scheme)?;
     let open = a.input.opener(&dev, cap)?;
+    a.input.plausibility(&open, &dev)?;
+    for w in crate::sim_args::buffer_warnings(&dev, std::slice::from_ref(&a.scheme), cap) {
+        eprintln!("{w}");
+    }
     let spec = a.opts.spec(&dev, &a.scheme);
     let progress = Arc::new(Progress::default());
     let p = progress.clone();

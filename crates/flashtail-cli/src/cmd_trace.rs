@@ -78,6 +78,11 @@ fn stats_cmd(a: StatsArgs) -> anyhow::Result<()> {
         anyhow::bail!("give the trace file (positional or --trace FILE)");
     };
     let mut reader = trace::open_trace(&file, &a.parse.trace_options())?;
+    // The plausibility checks first, on a copy of their own (no device: no saturation check).
+    if let Ok(mut probe) = trace::open_trace(&file, &a.parse.trace_options()) {
+        let name = file.display().to_string();
+        crate::trace_args::check_plausibility(&mut probe, &name, a.parse.time_unit.is_some(), None, a.parse.strict)?;
+    }
     let st = stats::collect(&mut reader)?;
     let mut summary = reader.summary();
     let mut warnings = trace_warnings(summary.iter().map(|(k, v)| (k.as_str(), v.as_str())));

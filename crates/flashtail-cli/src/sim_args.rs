@@ -77,6 +77,10 @@ pub struct RunOptions {
     /// and seed give byte-identical outputs.
     #[arg(long)]
     pub no_cost: bool,
+    /// Refuse a run whose device and scheme are estimated to need more memory than this
+    /// (suffixes K, M, G, T; 0: no limit). Default: 80 % of the memory the machine has available.
+    #[arg(long, value_parser = crate::trace_args::parse_bytes)]
+    pub max_memory: Option<u64>,
 }
 
 impl RunOptions {
@@ -92,6 +96,7 @@ impl RunOptions {
             power_cut_at: self.power_cut_at.clone(),
             latency: self.latency.parse().unwrap_or_default(),
             footprint: None,
+            max_memory: self.max_memory,
         }
     }
 }
@@ -171,6 +176,16 @@ impl InputArgs {
     pub fn opener(&self, dev: &DeviceConfig, cap: u64) -> anyhow::Result<Opener> {
         let page = dev.geometry.page_size as u64;
         if let Some(name) = &self.gen {
+            let ignored = self.trace.trace_only_options();
+            if !ignored.is_empty() {
+                anyhow::bail!(
+                    "{} appl{} to a trace, not to a generated workload (--gen {name}): leave {} out, or set the generator's own \
+                     (--gen-count, --gen-seed; `flashtail gen` for more)",
+                    ignored.join(", "),
+                    if ignored.len() == 1 { "ies" } else { "y" },
+                    if ignored.len() == 1 { "it" } else { "them" }
+                );
+            }
             let mut cfg = flashtail::workload::preset(name).with_context(|| {
                 format!("unknown workload preset '{name}' (known: {})", flashtail::workload::preset_names().join(", "))
             })?;
@@ -217,6 +232,18 @@ impl InputArgs {
         Ok(false)
     }
 
+    /// The plausibility checks on a trace (not a generated workload), before any run: a
+    /// fresh copy from `open`, as the runs will see it (replay controls applied).
+    pub fn plausibility(&self, open: &Opener, dev: &DeviceConfig) -> anyhow::Result<()> {
+        if self.gen.is_some() {
+            return Ok(());
+        }
+        let Ok(mut src) = open() else { return Ok(()) };
+        // The bundled slice has its own fixed unit.
+        let unit_given = self.trace.parse.time_unit.is_some() || self.trace.trace.is_none();
+        crate::trace_args::check_plausibility(&mut *src, &self.describe(), unit_given, Some(dev), self.trace.parse.strict)
+    }
+
     pub fn describe(&self) -> String {
         match (&self.gen, &self.trace.trace) {
             (Some(g), _) => format!("generated workload '{g}'"),
@@ -224,4 +251,21 @@ impl InputArgs {
             (None, None) => "bundled DTRS slice (Microsoft production, 127,043 requests, ~300 s)".to_string(),
         }
     }
+}
+
+/// Warnings on the write buffer settings under each scheme (`flashtail::config::buffer`),
+/// each printed once.
+pub fn buffer_warnings(dev: &DeviceConfig, schemes: &[String], cap: u64) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let host_pages = cap / (dev.geometry.page_size as u64).max(1);
+    for s in schemes {
+        let stripe = flashtail::gc::build_scheme(s, None, 0).is_ok_and(|x| x.gc_tolerant_flush);
+        for w in flashtail::config::buffer::buffer_warnings(dev, stripe, host_pages) {
+            let w = format!("warning: device '{}': {w}", dev.name);
+            if !out.contains(&w) {
+                out.push(w);
+            }
+        }
+    }
+    out
 }

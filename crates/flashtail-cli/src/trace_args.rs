@@ -12,7 +12,8 @@ use std::path::PathBuf;
 #[derive(clap::Args, Clone, Debug)]
 pub struct TraceParseArgs {
     /// Trace format (detected from the first lines when omitted): msr, fiu, umass, ssdsim,
-    /// mqsim, flashsim, blkparse, tencent, systor.
+    /// mqsim, flashsim, blkparse, tencent, systor, linnos (LinnOS/Heimdall/FlashNet input:
+    /// ms and bytes), flashnet (FlashNet replayer CSV), alibaba, cloudphysics (libCacheSim CSV).
     #[arg(long, value_parser = parse_format)]
     pub format: Option<Format>,
     /// On a malformed record: stop (default) or skip and count it.
@@ -26,7 +27,7 @@ pub struct TraceParseArgs {
     /// volumes as-is.
     #[arg(long, value_parser = parse_stride)]
     pub volume_stride: Option<u64>,
-    /// Unit of the time column of ssdsim, mqsim and flashsim traces (the other formats have a
+    /// Unit of the time column of ssdsim, mqsim, flashsim and linnos traces (the others have a
     /// fixed unit): ns, us, ms, s, or nanoseconds per unit (e.g. 0.01 for the DTRS slice whose
     /// raw values are 100 x ns). Default: the format's own unit.
     #[arg(long, value_parser = parse_time_unit)]
@@ -38,6 +39,14 @@ pub struct TraceParseArgs {
     /// (inserted), D (issued) or C (completed).
     #[arg(long, default_value = "Q", value_parser = parse_blk_event)]
     pub blk_event: String,
+    /// Most bytes a compressed trace may decode to per compressed byte (real traces compress
+    /// 3 to 30 times; gigabytes of zeros, millions of times); 0: no limit.
+    #[arg(long, default_value_t = flashtail::trace::decompress::DEFAULT_MAX_RATIO, value_parser = crate::sim_args::parse_u64)]
+    pub max_decompress_ratio: u64,
+    /// Refuse to go on when the plausibility checks warn (sizes, span or rate that suggest
+    /// a wrong unit or format) instead of only printing the warnings.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 impl TraceParseArgs {
@@ -50,6 +59,7 @@ impl TraceParseArgs {
             volume_stride: self.volume_stride,
             time_unit_ns: self.time_unit,
             blk_event: self.blk_event.clone(),
+            max_decompress_ratio: (self.max_decompress_ratio > 0).then_some(self.max_decompress_ratio),
         }
     }
 }
@@ -85,6 +95,40 @@ pub struct TraceInput {
 }
 
 impl TraceInput {
+    /// The replay and parse options given on the command line that a generated workload
+    /// would ignore (they were silently ignored with `--gen`).
+    pub fn trace_only_options(&self) -> Vec<&'static str> {
+        let p = &self.parse;
+        let defaults = TraceParseArgs {
+            format: None,
+            on_error: OnError::Stop,
+            volume: VolumeSelect::All,
+            volume_stride: None,
+            time_unit: None,
+            reorder_window: 4096,
+            blk_event: String::from("Q"),
+            max_decompress_ratio: flashtail::trace::decompress::DEFAULT_MAX_RATIO,
+            strict: false,
+        };
+        let given = [
+            ("--time-scale", self.time_scale != 1.0),
+            ("--window", self.window.is_some()),
+            ("--loops", self.loops != 1),
+            ("--loop-offset", self.loop_offset.is_some()),
+            ("--no-wrap", self.no_wrap),
+            ("--no-align", self.no_align),
+            ("--format", p.format.is_some()),
+            ("--on-error", p.on_error != defaults.on_error),
+            ("--volume", p.volume != defaults.volume),
+            ("--volume-stride", p.volume_stride.is_some()),
+            ("--time-unit", p.time_unit.is_some()),
+            ("--reorder-window", p.reorder_window != defaults.reorder_window),
+            ("--blk-event", p.blk_event != defaults.blk_event),
+            ("--max-decompress-ratio", p.max_decompress_ratio != defaults.max_decompress_ratio),
+        ];
+        given.iter().filter(|(_, on)| *on).map(|(n, _)| *n).collect()
+    }
+
     pub fn options(&self) -> (TraceOptions, ReplayOptions) {
         let (start_s, end_s) = self.window.unwrap_or((None, None));
         let replay = ReplayOptions {
@@ -112,6 +156,36 @@ impl TraceInput {
         };
         Ok(trace::replay(src, &r, logical_capacity_bytes, page_size))
     }
+}
+
+/// Runs the plausibility checks (`flashtail::trace::plausibility`) on a freshly opened
+/// source and prints each finding as a warning on stderr; with `strict`, any finding is an
+/// error. `dev` enables the saturation check. A source that fails while scanned is left to
+/// the run, which reports the failure itself.
+pub fn check_plausibility(
+    src: &mut dyn RequestSource,
+    what: &str,
+    time_unit_given: bool,
+    dev: Option<&flashtail::DeviceConfig>,
+    strict: bool,
+) -> anyhow::Result<()> {
+    use flashtail::trace::plausibility::{check, scan, Context, DeviceLimits, SCAN_REQUESTS};
+    let Ok(s) = scan(src, SCAN_REQUESTS) else { return Ok(()) };
+    let limits = dev.map(DeviceLimits::of);
+    let findings = check(&s, &Context { time_unit_given }, limits.as_ref());
+    for f in &findings {
+        eprintln!("warning: {what}: {}", f.message);
+    }
+    if strict && !findings.is_empty() {
+        let checks: Vec<&str> = findings.iter().map(|f| f.check).collect();
+        anyhow::bail!(
+            "{what}: refused under --strict: {} plausibility warning{} ({}; above)",
+            findings.len(),
+            if findings.len() == 1 { "" } else { "s" },
+            checks.join(", ")
+        );
+    }
+    Ok(())
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {

@@ -369,7 +369,7 @@ fn time_unit_is_refused_where_the_format_fixes_the_unit() {
     let msr = dir.join("t.csv");
     write(&msr, msr_trace(4));
     let want = format!(
-        "error: invalid trace option: --time-unit applies to ssdsim, mqsim and flashsim traces only; {} is in the msr format, whose time column is always in units of 100 ns (use --time-scale to replay it faster or slower)",
+        "error: invalid trace option: --time-unit applies to ssdsim, mqsim, flashsim and linnos traces only; {} is in the msr format, whose time column is always in units of 100 ns (use --time-scale to replay it faster or slower)",
         s(&msr)
     );
     for cmd in [&["trace", "stats"][..], &["trace", "show"], &["run", "--device", "tiny", "--trace"]] {

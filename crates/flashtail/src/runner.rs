@@ -35,6 +35,9 @@ pub struct RunSpec {
     /// The replay's footprint for preconditioning (`scan_footprint`); `run_many` and
     /// `run_opened` find it when the device asks for one and it is not set.
     pub footprint: Option<Arc<Footprint>>,
+    /// Refuse the run when the device and scheme need more memory than this (bytes; 0: no
+    /// limit; `None`: 80 % of the machine's available memory). See `config::memory`.
+    pub max_memory: Option<u64>,
 }
 
 /// Why a run could not be done.
@@ -69,6 +72,7 @@ pub fn spec_scheme(spec: &RunSpec) -> Result<crate::gc::Scheme, RunError> {
 /// Run one scheme.
 pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Progress>>) -> Result<RunReport, RunError> {
     let scheme = spec_scheme(spec)?;
+    crate::config::memory::check(&spec.device, &scheme, spec.max_memory).map_err(RunError::Config)?;
     let opts = SimOptions {
         seed: spec.seed,
         oracle: spec.oracle,

@@ -55,6 +55,16 @@ const TRACE_SEEDS: &[(&str, Format, &str, u64)] = &[
     ("financial1-head.ascii", Format::Ssdsim, "0 0 303567 7 0\n0 1 55590 6 0\n1000 0 303574 8 1\n", 3),
     ("websearch1-small.mqsim", Format::Mqsim, "11413000 0 657728 16 1\n11420000 0 657744 16 1\n", 2),
     ("financial1-50k.trace", Format::Flashsim, "26.214000\t0\t303574\t1\t0\n26.300000\t0\t303575\t1\t1\n", 2),
+    // The byte-unit layout of the LinnOS/Heimdall/FlashNet replayers (MSR hm_0 in windows).
+    ("hm_0-window.txt", Format::Linnos, "0.000 0 9056014336 2048 0\n2.879 0 9056016384 4096 1\n50.000 0 7000000000 8192 0\n", 3),
+    (
+        "flashnet-replay.csv",
+        Format::Flashnet,
+        "0.000,120,1,4096,4923392,0.091,4096\n0.000,45,0,4096,27348992,0.602,4096\n1000.000,1075,1,4096,282624,1000.070,4096\n",
+        3,
+    ),
+    ("alibaba-block.csv", Format::Alibaba, "419,W,8792731648,16384,1577808144360767\n419,R,8792731648,4096,1577808144360800\n", 2),
+    ("cloudPhysicsIO.csv", Format::CloudPhysics, "version,time,op,size,lbn\n1,5633898,2a,512,42932745\n1,5633899,28,4096,6160447\n", 2),
 ];
 
 /// The bundled DTRS slice, compressed, as committed.
@@ -65,7 +75,7 @@ fn dtrs_zst() -> Vec<u8> {
 
 /// The first `n` lines of the bundled DTRS slice (SSDsim ASCII), decompressed.
 fn dtrs_head(n: usize) -> String {
-    let (_, mut r) = flashtail::trace::decompress::wrap(Box::new(std::io::Cursor::new(dtrs_zst()))).expect("zstd header");
+    let (_, mut r) = flashtail::trace::decompress::wrap(Box::new(std::io::Cursor::new(dtrs_zst())), None).expect("zstd header");
     // 64 KiB holds far more than the few dozen lines a seed takes.
     let mut buf = vec![0u8; 1 << 16];
     let mut got = 0;
@@ -96,7 +106,7 @@ fn run(runs: &[fuzzing::ParseRun], format: Option<Format>, on_error: OnError) ->
 fn parse_reads_every_seed_in_its_format_and_detected() {
     for (name, f, text, n) in trace_seeds() {
         let runs = fuzzing::parse_trace(text.as_bytes());
-        // Auto-detection, then the nine formats, each under both policies.
+        // Auto-detection, then every format, each under both policies.
         assert_eq!(runs.len(), 2 * (1 + Format::ALL.len()), "{name}");
         for forced in [Some(f), None] {
             for pol in [OnError::Stop, OnError::Skip] {

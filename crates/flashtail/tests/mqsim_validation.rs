@@ -67,6 +67,7 @@ fn run(path: &Path) -> RunReport {
         power_cut_at: Vec::new(),
         latency: Default::default(),
         footprint: None,
+        max_memory: None,
     };
     run_opened(&spec, &open, None).unwrap()
 }

@@ -43,6 +43,7 @@ fn spec(dev: &DeviceConfig, scheme: &str) -> RunSpec {
         power_cut_at: Vec::new(),
         latency: Default::default(),
         footprint: None,
+        max_memory: None,
     }
 }
 

@@ -177,7 +177,7 @@ fn time_unit_override_and_bad_options() {
         .unwrap();
     assert_eq!(
         e.to_string(),
-        "invalid trace option: --time-unit applies to ssdsim, mqsim and flashsim traces only; \
+        "invalid trace option: --time-unit applies to ssdsim, mqsim, flashsim and linnos traces only; \
          hm.csv is in the msr format, whose time column is always in units of 100 ns (use \
          --time-scale to replay it faster or slower)"
     );

@@ -206,6 +206,23 @@ fn render(f: Format, tick: u64, lsn: u64, n: u64, read: bool, fp: u64) -> (Strin
             lsn * 512,
             n * 512,
         ),
+        // Milliseconds with a fraction, bytes.
+        Format::Linnos => {
+            let ns = tick * 1_000;
+            (format!("{}.{:03} 0 {} {} {b01}", ns / 1_000_000, (ns / 1_000) % 1_000, lsn * 512, n * 512), ns, lsn * 512, n * 512)
+        }
+        Format::Flashnet => {
+            let ns = tick * 1_000;
+            (format!("{}.{:03},{},{b01},{},{},0.5,{}", ns / 1_000_000, (ns / 1_000) % 1_000, n * 3, n * 512, lsn * 512, n * 512), ns, lsn * 512, n * 512)
+        }
+        Format::Alibaba => {
+            let us = 1_577_808_144_000_000 + tick;
+            (format!("7,{rw},{},{},{us}", lsn * 512, n * 512), us * 1_000, lsn * 512, n * 512)
+        }
+        Format::CloudPhysics => {
+            let secs = 5_633_898 + tick;
+            (format!("1,{secs},{},{},{lsn}", if read { "28" } else { "2a" }, n * 512), secs * 1_000_000_000, lsn * 512, n * 512)
+        }
     }
 }
 

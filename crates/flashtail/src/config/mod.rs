@@ -3,7 +3,9 @@
 //!
 //! Does not hold scheme settings: those live with the schemes (`gc::schemes`).
 
+pub mod buffer;
 pub mod device;
+pub mod memory;
 pub mod overrides;
 pub mod presets;
 pub use device::{Allocation, BufferConfig, DeviceConfig, FootprintFill, FtlConfig, Precondition, RainParity, Spread, UnitOfExecution, UnwrittenReads, VictimsPerTrigger};

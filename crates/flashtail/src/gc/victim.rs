@@ -137,6 +137,10 @@ impl VictimPolicy for RandomVictim {
     }
 }
 
+/// Largest `d` of d-choices: draws per victim choice (4294967295 hung a run; more draws
+/// than a plane's blocks only repeat candidates).
+pub const D_CHOICES_MAX: usize = 65_536;
+
 /// d-choices: sample `d` candidates at random, take the greediest.
 pub struct DChoices {
     pub d: usize,
@@ -186,7 +190,11 @@ pub fn build_victim(name: &str, seed: u64) -> Result<Box<dyn VictimPolicy>, Stri
         "dagc" => Ok(Box::new(super::content::victim::DagcVictim)),
         _ if name == "d-choices" || name.starts_with("d-choices:") => {
             let d = match name.split_once(':') {
-                Some((_, d)) => d.parse::<usize>().ok().filter(|&d| d > 0).ok_or_else(|| format!("victim policy '{name}': d must be a positive integer"))?,
+                Some((_, d)) => d
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&d| (1..=D_CHOICES_MAX).contains(&d))
+                    .ok_or_else(|| format!("victim policy '{name}': d must be an integer from 1 to {D_CHOICES_MAX} (random draws per victim choice)"))?,
                 None => 10,
             };
             Ok(Box::new(DChoices { d, rng }))
@@ -324,6 +332,9 @@ mod tests {
         let d = pick("d-choices:3");
         assert!(d.iter().filter(|&&b| b == 1).count() >= 10);
         assert!(build_victim("d-choices:0", 1).is_err());
+        let e = build_victim("d-choices:4294967295", 1).err().unwrap();
+        assert!(e.contains("from 1 to 65536"), "{e}");
+        assert!(build_victim("d-choices:65536", 1).is_ok());
         assert!(build_victim("lru", 1).err().is_some_and(|e| e.contains("unknown victim policy")));
     }
 }

@@ -1,7 +1,7 @@
 //! The list of supported trace formats: names for the command line, and which parser each
 //! one uses. Does not detect formats (see `detect.rs`).
 
-use super::formats::{ascii, blkparse, fiu, flashsim, msr, systor, tencent, umass};
+use super::formats::{alibaba, ascii, blkparse, cloudphysics, fiu, flashnet, flashsim, linnos, msr, systor, tencent, umass};
 use super::record::LineParser;
 use std::fmt;
 
@@ -16,20 +16,28 @@ pub enum Format {
     Blkparse,
     Tencent,
     Systor,
+    Linnos,
+    Flashnet,
+    Alibaba,
+    CloudPhysics,
 }
 
 impl Format {
     /// Every format, in detection-priority order (earlier wins a tie).
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 13] = [
         Format::Msr,
         Format::Fiu,
         Format::Systor,
         Format::Umass,
         Format::Tencent,
+        Format::Alibaba,
+        Format::CloudPhysics,
+        Format::Flashnet,
         Format::Blkparse,
         Format::Ssdsim,
         Format::Mqsim,
         Format::Flashsim,
+        Format::Linnos,
     ];
 
     pub fn name(self) -> &'static str {
@@ -43,6 +51,10 @@ impl Format {
             Format::Blkparse => "blkparse",
             Format::Tencent => "tencent",
             Format::Systor => "systor",
+            Format::Linnos => "linnos",
+            Format::Flashnet => "flashnet",
+            Format::Alibaba => "alibaba",
+            Format::CloudPhysics => "cloudphysics",
         }
     }
 
@@ -50,14 +62,17 @@ impl Format {
     pub fn help() -> &'static str {
         "msr (MSR Cambridge CSV), fiu (FIU SRCMap/dedup with MD5), umass (UMass/SPC CSV), \
          ssdsim (SSDsim/DiskSim ASCII), mqsim (MQSim ASCII), flashsim (Financial1 flashsim, ms, \
-         4 KiB pages), blkparse (blkparse text), tencent (Tencent CBS CSV), systor (SYSTOR'17 CSV)"
+         4 KiB pages), blkparse (blkparse text), tencent (Tencent CBS CSV), systor (SYSTOR'17 CSV), \
+         linnos (LinnOS/Heimdall/FlashNet input, ms and bytes), flashnet (FlashNet replayer CSV), \
+         alibaba (Alibaba Cloud block CSV), cloudphysics (libCacheSim's block CSV, SCSI ops)"
     }
 
     /// Nanoseconds per unit of the time column when the user does not say otherwise.
     pub fn default_time_unit_ns(self) -> f64 {
         match self {
-            Format::Flashsim => 1e6,
-            Format::Umass | Format::Tencent | Format::Systor | Format::Blkparse => 1e9,
+            Format::Flashsim | Format::Linnos | Format::Flashnet => 1e6,
+            Format::Alibaba => 1e3,
+            Format::Umass | Format::Tencent | Format::Systor | Format::Blkparse | Format::CloudPhysics => 1e9,
             Format::Msr => 100.0,
             Format::Fiu | Format::Ssdsim | Format::Mqsim => 1.0,
         }
@@ -66,7 +81,7 @@ impl Format {
     /// Whether the time unit of the format's time column is a reader option (the ASCII
     /// formats, whose published files use different units); the others have a fixed one.
     pub fn takes_time_unit(self) -> bool {
-        matches!(self, Format::Ssdsim | Format::Mqsim | Format::Flashsim)
+        matches!(self, Format::Ssdsim | Format::Mqsim | Format::Flashsim | Format::Linnos)
     }
 
     /// The line parser. `time_unit_ns` applies to the formats whose time unit varies between
@@ -84,6 +99,10 @@ impl Format {
             }),
             Format::Tencent => Box::new(tencent::Tencent),
             Format::Systor => Box::new(systor::Systor),
+            Format::Linnos => Box::new(linnos::Linnos { unit_ns: unit }),
+            Format::Flashnet => Box::new(flashnet::Flashnet),
+            Format::Alibaba => Box::new(alibaba::Alibaba),
+            Format::CloudPhysics => Box::new(cloudphysics::CloudPhysics),
         }
     }
 }
@@ -103,6 +122,9 @@ impl std::str::FromStr for Format {
             "disksim" | "ascii" => "ssdsim",
             "cbs" => "tencent",
             "blktrace" => "blkparse",
+            "heimdall" => "linnos",
+            "libcachesim" | "vscsi-csv" => "cloudphysics",
+            "alicloud" => "alibaba",
             other => other,
         };
         Format::ALL

@@ -1,7 +1,8 @@
 //! A bounded line reader: yields one line at a time from a byte stream, reusing one buffer,
 //! with 1-based line numbers. Lines longer than `MAX_LINE` are cut (the rest is discarded and
 //! the line flagged) so a file without newlines cannot make memory grow. Lines read ahead
-//! for format detection are replayed first.
+//! for format detection are replayed first. A line ends at `\n`, `\r\n` or a lone `\r`
+//! (classic Mac OS line endings: a file of them read as one line).
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read};
@@ -17,6 +18,8 @@ pub struct LineReader {
     pub overlong: bool,
     /// 1-based number of the current line.
     pub line_no: u64,
+    /// The last line ended with `\r`: a `\n` right after it belongs to that ending.
+    skip_lf: bool,
 }
 
 impl LineReader {
@@ -27,6 +30,7 @@ impl LineReader {
             buf: Vec::with_capacity(256),
             overlong: false,
             line_no: 0,
+            skip_lf: false,
         }
     }
 
@@ -35,7 +39,7 @@ impl LineReader {
         let mut out = Vec::new();
         while self.pending.len() < n {
             let mut b = Vec::new();
-            let (got, over) = read_bounded(&mut self.inner, &mut b)?;
+            let (got, over) = read_bounded(&mut self.inner, &mut b, &mut self.skip_lf)?;
             if !got {
                 break;
             }
@@ -78,7 +82,7 @@ impl LineReader {
             self.line_no += 1;
             return Ok(true);
         }
-        let (got, over) = read_bounded(&mut self.inner, &mut self.buf)?;
+        let (got, over) = read_bounded(&mut self.inner, &mut self.buf, &mut self.skip_lf)?;
         if got {
             self.line_no += 1;
             self.overlong = over;
@@ -87,8 +91,10 @@ impl LineReader {
     }
 }
 
-/// Reads one line (without its `\n` / `\r\n`) into `buf`, keeping at most `MAX_LINE` bytes.
-fn read_bounded(r: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<(bool, bool)> {
+/// Reads one line (without its `\n`, `\r\n` or `\r`) into `buf`, keeping at most
+/// `MAX_LINE` bytes. `skip_lf` carries a `\r` ending across calls, so that the `\n` of a
+/// `\r\n` split over two reads is not taken for an empty line.
+fn read_bounded(r: &mut impl BufRead, buf: &mut Vec<u8>, skip_lf: &mut bool) -> io::Result<(bool, bool)> {
     buf.clear();
     let mut any = false;
     let mut over = false;
@@ -101,8 +107,13 @@ fn read_bounded(r: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<(bool, bo
         if chunk.is_empty() {
             break;
         }
+        if std::mem::take(skip_lf) && chunk[0] == b'\n' {
+            r.consume(1);
+            continue;
+        }
         any = true;
-        let (take, done) = match chunk.iter().position(|b| *b == b'\n') {
+        let end = chunk.iter().position(|b| *b == b'\n' || *b == b'\r');
+        let (take, done) = match end {
             Some(i) => (i, true),
             None => (chunk.len(), false),
         };
@@ -111,13 +122,19 @@ fn read_bounded(r: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<(bool, bo
             over = true;
         }
         buf.extend_from_slice(&chunk[..take.min(room)]);
-        r.consume(if done { take + 1 } else { take });
+        if let Some(i) = end {
+            let cr = chunk[i] == b'\r';
+            // A `\r\n` within the chunk is consumed whole; at the chunk's end, the next
+            // read skips the `\n`.
+            let crlf = cr && chunk.get(i + 1) == Some(&b'\n');
+            *skip_lf = cr && !crlf && i + 1 == chunk.len();
+            r.consume(take + if crlf { 2 } else { 1 });
+        } else {
+            r.consume(take);
+        }
         if done {
             break;
         }
-    }
-    if buf.last() == Some(&b'\r') {
-        buf.pop();
     }
     Ok((any, over))
 }
@@ -141,6 +158,38 @@ mod tests {
             (4, "c".into()),
         ];
         assert_eq!(got, want);
+    }
+
+    /// Lone `\r` endings: 60 records read as one line ("salvaged"), 59 lost.
+    #[test]
+    fn cr_only_and_mixed_endings_split_lines() {
+        let mut text = Vec::new();
+        for i in 0..60 {
+            text.extend_from_slice(format!("{i} 0 0 8 1\r").as_bytes());
+        }
+        let mut r = LineReader::new(Box::new(io::Cursor::new(text)));
+        let mut n = 0;
+        while r.next_line().unwrap() {
+            assert_eq!(r.buf, format!("{n} 0 0 8 1").into_bytes());
+            n += 1;
+        }
+        assert_eq!(n, 60);
+        // \r\n split across two reads of a tiny buffer is one ending, not an empty line.
+        let data = b"a\r\nb\rc\n\rd".to_vec();
+        /// Hands out at most 2 bytes per read.
+        struct Trickle(io::Cursor<Vec<u8>>);
+        impl Read for Trickle {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = buf.len().min(2);
+                self.0.read(&mut buf[..n])
+            }
+        }
+        let mut r = LineReader::new(Box::new(Trickle(io::Cursor::new(data))));
+        let mut got = Vec::new();
+        while r.next_line().unwrap() {
+            got.push(String::from_utf8(r.buf.clone()).unwrap());
+        }
+        assert_eq!(got, vec!["a", "b", "c", "", "d"]);
     }
 
     #[test]

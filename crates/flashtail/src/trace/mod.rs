@@ -1,5 +1,7 @@
 //! Real block-trace ingestion: streaming parsers for the public trace formats (MSR, FIU,
-//! UMass/SPC, SSDsim/DiskSim, MQSim, flashsim, blkparse, Tencent CBS, SYSTOR'17), transparent
+//! UMass/SPC, SSDsim/DiskSim, MQSim, flashsim, blkparse, Tencent CBS, SYSTOR'17, the
+//! LinnOS/Heimdall/FlashNet layouts, Alibaba Cloud block, libCacheSim's CloudPhysics CSV),
+//! pre-run plausibility checks (`plausibility.rs`), transparent
 //! gzip/bzip2/zstd, format auto-detection, error policy, reorder window, volume selection,
 //! replay controls, the bundled DTRS slice and trace statistics.
 //!
@@ -17,6 +19,7 @@ pub mod fields;
 pub mod format;
 pub mod formats;
 pub mod lines;
+pub mod plausibility;
 pub mod reader;
 pub mod record;
 pub mod reorder;
@@ -60,6 +63,10 @@ pub struct TraceOptions {
     /// blkparse event taken as the request: one of `formats::blkparse::EVENTS` (`Q` queued,
     /// `D` issued, `C` completed, ...), any case; another value is an option error.
     pub blk_event: String,
+    /// Most bytes a compressed trace may decode to per compressed byte (real traces
+    /// compress 3 to 30 times; a long run of zeros, thousands of times). Checked once
+    /// [`decompress::RATIO_GRACE_BYTES`] have been decoded; `None`: no limit.
+    pub max_decompress_ratio: Option<u64>,
 }
 
 impl Default for TraceOptions {
@@ -72,6 +79,7 @@ impl Default for TraceOptions {
             volume_stride: None,
             time_unit_ns: None,
             blk_event: String::from("Q"),
+            max_decompress_ratio: Some(decompress::DEFAULT_MAX_RATIO),
         }
     }
 }
@@ -121,14 +129,14 @@ pub fn reader_from(
         file: name.to_string(),
         error: e,
     };
-    let (compression, r) = decompress::wrap(bytes).map_err(io)?;
+    let (compression, r) = decompress::wrap(bytes, opts.max_decompress_ratio).map_err(io)?;
     let mut lines = lines::LineReader::new(r);
+    let head = lines
+        .peek_lines(detect::DETECT_LINES)
+        .map_err(|e| reader::read_error(name, compression, lines.lines_read(), e))?;
     let format = match opts.format {
         Some(f) => f,
         None => {
-            let head = lines
-                .peek_lines(detect::DETECT_LINES)
-                .map_err(|e| reader::read_error(name, compression, lines.lines_read(), e))?;
             detect::detect(name, &head, &blk_event).ok_or_else(|| {
                 // A line that nearly fits a format says what is wrong with it: one bad
                 // field in a one-line trace left detection with nothing to go on.
@@ -154,13 +162,18 @@ pub fn reader_from(
     // rather than replay the trace at a speed the user did not ask for.
     if opts.time_unit_ns.is_some() && !format.takes_time_unit() {
         return Err(TraceError::Option(format!(
-            "--time-unit applies to ssdsim, mqsim and flashsim traces only; {name} is in the {format} \
+            "--time-unit applies to ssdsim, mqsim, flashsim and linnos traces only; {name} is in the {format} \
              format, whose time column is always in units of {} ns (use --time-scale to replay it \
              faster or slower)",
             format.default_time_unit_ns()
         )));
     }
+    let unit_note = match opts.format {
+        None => detect::unit_note(format, &head, &blk_event),
+        Some(f) => forced_unit_note(f, &head, &blk_event),
+    };
     let cfg = reader::ReaderConfig {
+        unit_note,
         name: name.to_string(),
         format,
         compression,
@@ -171,6 +184,24 @@ pub fn reader_from(
         window: opts.reorder_window,
     };
     Ok(TraceReader::new(cfg, lines))
+}
+
+/// A warning when a sector layout was forced (`--format ssdsim|mqsim|flashsim`) on lines
+/// whose values look like bytes: the reader multiplies them by 512 (or 4096) as the format
+/// says, so a 4 KiB request would become 2 MiB; the byte layout is `linnos`.
+fn forced_unit_note(f: Format, head: &[Vec<u8>], blk_event: &str) -> Option<String> {
+    if !matches!(f, Format::Ssdsim | Format::Mqsim | Format::Flashsim) {
+        return None;
+    }
+    let u = detect::byte_units(head, blk_event);
+    u.is_bytes().then(|| {
+        format!(
+            "--format {f} reads sizes in {} and offsets in 512 B sectors, but every size in the first {} lines is a multiple of 512 bytes \
+             and every offset too: they look like bytes (the LinnOS/Heimdall/FlashNet layout: --format linnos)",
+            if f == Format::Flashsim { "4 KiB pages" } else { "512 B sectors" },
+            u.lines
+        )
+    })
 }
 
 /// Wraps a source with replay controls; see [`ReplayOptions`].

@@ -83,10 +83,13 @@ pub struct TraceReader {
     other_ids: BTreeSet<u64>,
     /// Requests released so far on the current timestamp.
     same_run: u64,
+    unit_note: Option<String>,
     pub counters: ReadCounters,
 }
 
 pub struct ReaderConfig {
+    /// Detection's warning about the unit of the size/offset columns, if any.
+    pub unit_note: Option<String>,
     pub name: String,
     pub format: Format,
     pub compression: Compression,
@@ -118,6 +121,7 @@ impl TraceReader {
             failed: None,
             other_ids: BTreeSet::new(),
             same_run: 0,
+            unit_note: cfg.unit_note,
             counters: ReadCounters {
                 whole_seconds: true,
                 ..ReadCounters::default()
@@ -265,7 +269,7 @@ impl TraceReader {
             LineKind::NonText { tail } => (tail, true),
             LineKind::Text => (line, false),
         };
-        let parsed = self.parser.parse(text);
+        let parsed = self.parser.parse(text).and_then(check_time);
         let rec = match parsed {
             Ok(Parsed::Record(r)) => {
                 self.parsed += 1;
@@ -362,7 +366,9 @@ pub fn read_error(
     lines_read: u64,
     e: std::io::Error,
 ) -> TraceError {
+    let bomb = e.get_ref().is_some_and(|i| i.is::<super::decompress::RatioExceeded>());
     let what = match (compression, e.kind()) {
+        _ if bomb => e.to_string(),
         (Compression::None, _) => {
             return TraceError::Io {
                 file: name.to_string(),
@@ -405,6 +411,21 @@ pub fn coarse_timestamps(c: &ReadCounters) -> Option<String> {
     }
     s.push(')');
     Some(s)
+}
+
+/// Latest timestamp a trace may state: 2^64 - 1 ns (584 years) on its own clock. Beyond it
+/// the arrival saturated silently to the same instant in some formats.
+pub const MAX_TRACE_TIME_NS: i128 = u64::MAX as i128;
+
+/// A record whose timestamp does not fit the trace clock is a bad field like any other.
+fn check_time(p: Parsed) -> Result<Parsed, FieldError> {
+    match &p {
+        Parsed::Record(r) if r.ts_ns > MAX_TRACE_TIME_NS || r.ts_ns < 0 => Err(FieldError::new(
+            "time",
+            format!("{} ns is beyond 2^64 ns (584 years), the latest time a trace clock may state (a wrong --time-unit or a corrupt field?)", r.ts_ns),
+        )),
+        _ => Ok(p),
+    }
 }
 
 /// A `#` comment line (after optional leading blanks).
@@ -529,6 +550,9 @@ impl RequestSource for TraceReader {
             let s: Vec<String> = c.sample.iter().map(|(l, r)| format!("{l} ({r})")).collect();
             v.push(("skipped_lines".to_string(), s.join("; ")));
         }
+        if let Some(n) = &self.unit_note {
+            v.push(("format_unit_warning".to_string(), n.clone()));
+        }
         // Only when it applies, so the notes of ordinary traces do not change.
         if let Some(why) = coarse_timestamps(c) {
             v.push(("coarse_timestamps".to_string(), why));
@@ -556,6 +580,24 @@ mod tests {
                 Err(e) => return Some(e.to_string()),
             }
         }
+    }
+
+    /// A timestamp of 2^64 ns or more stopped no format but msr: the arrival saturated to
+    /// u64::MAX. Now it is the line's error in every format, naming line and field.
+    #[test]
+    fn timestamps_past_2_64_ns_are_an_error_naming_the_line() {
+        for (name, text) in [
+            ("t.ascii", "0 0 0 8 1\n18446744073709551616 0 8 8 1\n"),
+            ("t.mqsim", "0 0 0 8 1\n18446744073709551616 0 8 8 1\n"),
+            ("t.fiu", "1 2 p 8 8 R 6 0 88b93b628d84082186026d9da044f173\n18446744073709551616 2 p 8 8 R 6 0 88b93b628d84082186026d9da044f173\n"),
+            ("t.blk", "8,16 5 2 0.000001850 18615 Q R 1444645666 + 256 [java]\n8,16 5 2 18446744073.709551616 18615 Q R 1444645666 + 256 [java]\n"),
+            ("t.csv", "128166385295514663,hm,0,Write,9056014336,2048,2833\n184467440737095517,hm,0,Write,9056014336,2048,2833\n"),
+        ] {
+            let e = first_error(name, text.as_bytes().to_vec()).unwrap_or_else(|| panic!("{name}: no error"));
+            assert!(e.starts_with(&format!("{name}:2: field ")) && e.contains("2^64"), "{name}: {e}");
+        }
+        // 2^64 - 1 itself is accepted.
+        assert_eq!(first_error("t.ascii", b"0 0 0 8 1\n18446744073709551615 0 8 8 1\n".to_vec()), None);
     }
 
     /// A corrupt gzip stream decodes to garbage before its checksum (at the end) catches it:

@@ -1,8 +1,11 @@
 //! Trace statistics (`flashtail trace stats`): mix, sizes, timing, idleness, footprint,
 //! overwrites and duplicate content, computed in one streaming pass.
 //!
-//! Memory grows with the footprint (one `u64` per distinct 4 KiB page, in a compact
-//! open-addressing set) and the number of distinct sizes, never with the request count.
+//! Memory grows with the footprint (12 bytes per distinct 64 KiB chunk, in a compact
+//! open-addressing map) up to [`MAX_TRACKED_CHUNKS`] chunks (128 GiB of distinct pages,
+//! about 50 MB), then stays put: later new chunks are not counted and the footprint is
+//! reported as a lower bound. It grows with the number of distinct sizes too, never with the
+//! request count.
 //! Inter-arrival percentiles come from a log-bucketed histogram (32 buckets per power of
 //! two: within 3 %); size percentiles are exact. What it does not do: per-volume breakdowns.
 
@@ -15,6 +18,9 @@ pub const STATS_PAGE: u64 = 4096;
 /// Pages of one request counted toward footprint and overwrites (4 GiB); real requests are
 /// far smaller, this only bounds the work a corrupt size can cause.
 pub const MAX_PAGES_PER_REQUEST: u64 = 1 << 20;
+/// Distinct 64 KiB chunks the footprint map tracks (2^21: 128 GiB). 2,000 requests of 4 GiB
+/// each at a new offset (8 TiB) took more than 1.2 GB and climbing.
+pub const MAX_TRACKED_CHUNKS: usize = 1 << 21;
 
 /// A set of `u64` with linear probing and a multiplicative hash: ~8-16 bytes per key.
 pub struct U64Set {
@@ -94,6 +100,8 @@ pub struct PageMap {
     used: usize,
     /// Distinct pages touched (read or written).
     pub touched: u64,
+    /// A chunk was left untracked ([`MAX_TRACKED_CHUNKS`] reached): `touched` is a lower bound.
+    pub capped: bool,
 }
 
 impl Default for PageMap {
@@ -103,15 +111,17 @@ impl Default for PageMap {
             bits: vec![0; 1024],
             used: 0,
             touched: 0,
+            capped: false,
         }
     }
 }
 
 impl PageMap {
-    fn slot_of(&mut self, chunk: u64) -> usize {
+    /// The slot of `chunk`, inserted if new; `None` for a new chunk past the cap.
+    fn slot_of(&mut self, chunk: u64) -> Option<usize> {
         // Stored keys are chunk + 1 so that 0 marks an empty slot.
         let k = chunk + 1;
-        if (self.used + 1) * 10 > self.keys.len() * 7 {
+        if (self.used + 1) * 10 > self.keys.len() * 7 && self.used < MAX_TRACKED_CHUNKS {
             self.grow();
         }
         let mask = self.keys.len() - 1;
@@ -120,12 +130,15 @@ impl PageMap {
         loop {
             let s = self.keys[i];
             if s == k {
-                return i;
+                return Some(i);
             }
             if s == 0 {
+                if self.used >= MAX_TRACKED_CHUNKS {
+                    return None;
+                }
                 self.keys[i] = k;
                 self.used += 1;
-                return i;
+                return Some(i);
             }
             i = (i + 1) & mask;
         }
@@ -137,8 +150,9 @@ impl PageMap {
         let bits = std::mem::replace(&mut self.bits, vec![0; n]);
         self.used = 0;
         for (k, b) in keys.into_iter().zip(bits).filter(|(k, _)| *k != 0) {
-            let i = self.slot_of(k - 1);
-            self.bits[i] = b;
+            if let Some(i) = self.slot_of(k - 1) {
+                self.bits[i] = b;
+            }
         }
     }
 
@@ -151,7 +165,11 @@ impl PageMap {
             let lo = p0.max(base) - base;
             let hi = p1.min(base + 16) - base;
             let m: u32 = ((1u32 << hi) - 1) & !((1u32 << lo) - 1);
-            let i = self.slot_of(c);
+            let Some(i) = self.slot_of(c) else {
+                self.capped = true;
+                c += 1;
+                continue;
+            };
             let b = self.bits[i];
             self.touched += u64::from((m & !b & 0xFFFF).count_ones());
             if write {
@@ -253,6 +271,11 @@ pub struct TraceStats {
     pub idle_share_gt_100ms: f64,
     pub footprint_pages: u64,
     pub footprint_bytes: u64,
+    /// The footprint map reached [`MAX_TRACKED_CHUNKS`]: the footprint is a lower bound.
+    pub footprint_capped: bool,
+    /// Requests larger than [`MAX_PAGES_PER_REQUEST`] pages (4 GiB), of which only the
+    /// first 4 GiB count toward footprint and overwrites.
+    pub requests_over_4gib: u64,
     pub pages_written: u64,
     pub overwrite_ratio: f64,
     /// Written 4 KiB blocks with a known fingerprint, and the share seen before.
@@ -285,6 +308,8 @@ pub fn collect(src: &mut dyn RequestSource) -> Result<TraceStats, SourceError> {
         idle_share_gt_100ms: 0.0,
         footprint_pages: 0,
         footprint_bytes: 0,
+        footprint_capped: false,
+        requests_over_4gib: 0,
         pages_written: 0,
         overwrite_ratio: 0.0,
         fingerprinted_blocks_written: 0,
@@ -321,11 +346,9 @@ pub fn collect(src: &mut dyn RequestSource) -> Result<TraceStats, SourceError> {
         prev = prev.max(t);
         let p0 = r.offset / STATS_PAGE;
         // A corrupt multi-terabyte size must not stall the pass: count at most 4 GiB of it.
-        let p1 = r
-            .offset
-            .saturating_add(r.size)
-            .div_ceil(STATS_PAGE)
-            .min(p0 + MAX_PAGES_PER_REQUEST);
+        let end = r.offset.saturating_add(r.size).div_ceil(STATS_PAGE);
+        let p1 = end.min(p0 + MAX_PAGES_PER_REQUEST);
+        s.requests_over_4gib += u64::from(end > p1);
         match r.op {
             Op::Read => {
                 s.reads += 1;
@@ -380,6 +403,7 @@ pub fn collect(src: &mut dyn RequestSource) -> Result<TraceStats, SourceError> {
     }
     s.footprint_pages = pages.touched;
     s.footprint_bytes = s.footprint_pages * STATS_PAGE;
+    s.footprint_capped = pages.capped;
     if s.pages_written > 0 {
         s.overwrite_ratio = overwrites as f64 / s.pages_written as f64;
     }
@@ -481,11 +505,19 @@ impl TraceStats {
         line(
             "footprint",
             format!(
-                "{} pages ({})",
+                "{}{} pages ({}){}",
+                if self.footprint_capped { "at least " } else { "" },
                 self.footprint_pages,
-                bytes(self.footprint_bytes)
+                bytes(self.footprint_bytes),
+                if self.footprint_capped { " (distinct pages tracked up to 128 GiB; the rest not counted)" } else { "" }
             ),
         );
+        if self.requests_over_4gib > 0 {
+            line(
+                "over 4 GiB",
+                format!("{} requests larger than 4 GiB: only their first 4 GiB count in footprint and overwrites", self.requests_over_4gib),
+            );
+        }
         line(
             "overwrite ratio",
             format!(
@@ -538,6 +570,27 @@ mod tests {
             m.mark(c * 1000, c * 1000 + 3, false);
         }
         assert_eq!(m.touched, 41 + 4_999 * 3); // c = 0 overlaps pages 0..3
+    }
+
+    /// 2,000 requests writing 4 GiB each at a new offset took more than 1.2 GB: the map now
+    /// stops at MAX_TRACKED_CHUNKS (the footprint a lower bound, said so), and requests over
+    /// the 4 GiB per-request cap are counted.
+    #[test]
+    fn footprint_memory_is_bounded_and_the_caps_reported() {
+        let big = (4u64 << 30) + 4096;
+        let reqs: Vec<HostRequest> = (0..200u64).map(|i| HostRequest::new(Nanos(i), i * (8 << 30), big, Op::Write)).collect();
+        let mut m = PageMap::default();
+        for r in &reqs {
+            let p0 = r.offset / STATS_PAGE;
+            m.mark(p0, p0 + MAX_PAGES_PER_REQUEST, true);
+        }
+        assert!(m.capped && m.keys.len() <= 2 * MAX_TRACKED_CHUNKS, "{}", m.keys.len());
+        assert_eq!(m.touched, MAX_TRACKED_CHUNKS as u64 * 16);
+        let s = collect(&mut VecSource::new(reqs)).unwrap();
+        assert!(s.footprint_capped);
+        assert_eq!((s.requests_over_4gib, s.footprint_pages), (200, MAX_TRACKED_CHUNKS as u64 * 16));
+        let text = s.to_text();
+        assert!(text.contains("at least 33554432 pages") && text.contains("200 requests larger than 4 GiB"), "{text}");
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //!   digits: the 16 of the block's fingerprint in big-endian order, then 16 zeros. Blocks
 //!   without a fingerprint (reads, or content disabled) get 32 zeros: fingerprint 0 means
 //!   "unknown". pid is 0, process `flashtail`, major/minor 0 0.
+//! - LinnOS / Heimdall / FlashNet replayer input: `ts_ms dev offset_B size_B op`, time in
+//!   milliseconds with 6 decimals (exact to the ns), device 0, bytes, op 1 = read, 0 = write.
 //!
 //! Output is buffered by the caller's writer; this module does not buffer or compress.
 
@@ -20,11 +22,12 @@ use std::str::FromStr;
 pub enum TraceFormat {
     Mqsim,
     Fiu,
+    Linnos,
 }
 
 impl TraceFormat {
     /// Names accepted by `FromStr`.
-    pub const NAMES: [&'static str; 2] = ["mqsim", "fiu"];
+    pub const NAMES: [&'static str; 3] = ["mqsim", "fiu", "linnos"];
 }
 
 impl FromStr for TraceFormat {
@@ -33,6 +36,7 @@ impl FromStr for TraceFormat {
         match s.to_ascii_lowercase().as_str() {
             "mqsim" => Ok(TraceFormat::Mqsim),
             "fiu" => Ok(TraceFormat::Fiu),
+            "linnos" => Ok(TraceFormat::Linnos),
             other => {
                 Err(format!("unknown trace format `{other}` (expected one of: {})", TraceFormat::NAMES.join(", ")))
             }
@@ -60,6 +64,11 @@ pub fn write_trace(src: &mut dyn RequestSource, format: TraceFormat, out: &mut d
             TraceFormat::Mqsim => {
                 let ty = if r.op == Op::Write { 0 } else { 1 };
                 writeln!(out, "{} 0 {} {} {}", r.arrival.0, r.offset / SECTOR, r.size.div_ceil(SECTOR), ty)?;
+            }
+            TraceFormat::Linnos => {
+                let op = if r.op == Op::Write { 0 } else { 1 };
+                let ns = r.arrival.0;
+                writeln!(out, "{}.{:06} 0 {} {} {}", ns / 1_000_000, ns % 1_000_000, r.offset, r.size, op)?;
             }
             TraceFormat::Fiu => {
                 let rw = if r.op == Op::Write { 'W' } else { 'R' };

@@ -59,15 +59,29 @@ pub struct ContentParams {
     /// the device's pages. ("For a while": the spec gives no size. Kept pages are moved by
     /// GC like valid ones, so the cache must stay well below the over-provisioning.)
     pub cache_pages: u32,
+    /// SplitGC: keep scrubbing when nothing was written for a whole cycle of passes (every
+    /// group scrubbed since the last host write). Off by default: such passes read the same
+    /// pages to learn the same, and over a long idle gap (10^7 s) they cost millions of
+    /// events; the timer is parked instead and the next host write re-arms it (a period
+    /// later). On, reads of a long write-free stretch keep meeting scrub reads.
+    pub rescrub_unchanged: bool,
 }
 
 impl Default for ContentParams {
     fn default() -> Self {
-        ContentParams { groups: 10, period_ms: 10_000, check_all: false, ecc_us: 20, sha_us: 80, manage_us: 10, bloom_bits: 4.2, fill_dups: 0.0, fill_scrubbed: true, cache_pages: 0 }
+        ContentParams { groups: 10, period_ms: 10_000, check_all: false, ecc_us: 20, sha_us: 80, manage_us: 10, bloom_bits: 4.2, fill_dups: 0.0, fill_scrubbed: true, cache_pages: 0, rescrub_unchanged: false }
     }
 }
 
-const KEYS: &[&str] = &["groups", "period_ms", "check_all", "ecc_us", "sha_us", "manage_us", "bloom_bits", "fill_dups", "fill_scrubbed", "cache_pages"];
+const KEYS: &[&str] = &["groups", "period_ms", "check_all", "ecc_us", "sha_us", "manage_us", "bloom_bits", "fill_dups", "fill_scrubbed", "cache_pages", "rescrub_unchanged"];
+
+/// Bounds of the knobs, named in the errors: a period of 0 scheduled the next scrub pass at
+/// the same instant forever; the Bloom filter and the controller times must stay within
+/// what memory and the 2^62 ns clock hold.
+pub const GROUPS_MAX: u64 = 1 << 16;
+pub const PERIOD_MS_MAX: u64 = 1_000_000_000_000;
+pub const CONTROLLER_US_MAX: u64 = 1_000_000;
+pub const BLOOM_BITS_MAX: f64 = 64.0;
 
 impl ContentParams {
     /// Apply `key=value` pairs (separated by `,` or `+`).
@@ -77,15 +91,21 @@ impl ContentParams {
             let bad = |what: &str| format!("scheme '{scheme}': {k} = '{v}' is not {what}");
             let int = || v.parse::<u64>().map_err(|_| bad("a non-negative integer"));
             match k {
-                "groups" => self.groups = u32::try_from(int()?).ok().filter(|&g| g >= 1).ok_or_else(|| bad("an integer >= 1"))?,
-                "period_ms" => self.period_ms = int()?,
+                "groups" => self.groups = u32::try_from(int()?).ok().filter(|&g| (1..=GROUPS_MAX as u32).contains(&g)).ok_or_else(|| bad(&format!("an integer from 1 to {GROUPS_MAX}")))?,
+                "period_ms" => self.period_ms = Some(int()?).filter(|p| (1..=PERIOD_MS_MAX).contains(p)).ok_or_else(|| bad(&format!("an integer from 1 to {PERIOD_MS_MAX} (0 would start the next pass at the same instant forever)")))?,
                 "check_all" => self.check_all = v.parse().map_err(|_| bad("true or false"))?,
-                "ecc_us" => self.ecc_us = int()?,
-                "sha_us" => self.sha_us = int()?,
-                "manage_us" => self.manage_us = int()?,
-                "bloom_bits" => self.bloom_bits = v.parse::<f64>().ok().filter(|b| *b > 0.0 && b.is_finite()).ok_or_else(|| bad("a positive number"))?,
+                "ecc_us" | "sha_us" | "manage_us" => {
+                    let us = Some(int()?).filter(|u| *u <= CONTROLLER_US_MAX).ok_or_else(|| bad(&format!("an integer from 0 to {CONTROLLER_US_MAX} (1 s per page)")))?;
+                    *match k {
+                        "ecc_us" => &mut self.ecc_us,
+                        "sha_us" => &mut self.sha_us,
+                        _ => &mut self.manage_us,
+                    } = us;
+                }
+                "bloom_bits" => self.bloom_bits = v.parse::<f64>().ok().filter(|b| *b > 0.0 && *b <= BLOOM_BITS_MAX).ok_or_else(|| bad(&format!("a number above 0 and at most {BLOOM_BITS_MAX} (bits per fingerprint)")))?,
                 "fill_dups" => self.fill_dups = v.parse::<f64>().ok().filter(|d| (0.0..=1.0).contains(d)).ok_or_else(|| bad("a share in 0..=1"))?,
                 "fill_scrubbed" => self.fill_scrubbed = v.parse().map_err(|_| bad("true or false"))?,
+                "rescrub_unchanged" => self.rescrub_unchanged = v.parse().map_err(|_| bad("true or false"))?,
                 "cache_pages" => self.cache_pages = u32::try_from(int()?).map_err(|_| bad("below 2^32"))?,
                 _ => return Err(format!("scheme '{scheme}': unknown override '{k}' (keys: {})", KEYS.join(", "))),
             }
@@ -136,7 +156,7 @@ mod tests {
         let s = build("splitgc:groups=5,period_ms=250+check_all=true").unwrap();
         assert_eq!((s.kind, s.params.groups, s.params.period_ms, s.params.check_all), (ContentKind::SplitGc, 5, 250, true));
         assert_eq!(build("dagc").unwrap().params, ContentParams::default());
-        for (bad, needle) in [("splitgc:groups=0", "groups = '0'"), ("cagc:nope=1", "unknown override 'nope'"), ("splitgc:groups", "not key=value"), ("splitgc:bloom_bits=-1", "bloom_bits")] {
+        for (bad, needle) in [("splitgc:groups=0", "groups = '0'"), ("cagc:nope=1", "unknown override 'nope'"), ("splitgc:groups", "not key=value"), ("splitgc:bloom_bits=-1", "bloom_bits"), ("splitgc:period_ms=0", "from 1 to 1000000000000"), ("splitgc:bloom_bits=1e300", "at most 64"), ("splitgc:groups=4294967295", "from 1 to 65536"), ("splitgc:sha_us=18446744073709551615", "from 0 to 1000000")] {
             let e = build(bad).unwrap_err();
             assert!(e.contains(needle), "{bad}: {e}");
         }

@@ -22,6 +22,11 @@ pub struct Scrub {
     pub passes: u64,
     /// A pass is running.
     pub active: bool,
+    /// Passes finished since the last host write: once a whole cycle (every group) went by
+    /// with nothing written, another pass would only repeat it.
+    pub quiet_passes: u32,
+    /// The pass timer was not re-armed for that reason; the next host write re-arms it.
+    pub parked: bool,
     /// Per plane: (block index within the plane, next page) of the running pass, or `None`
     /// when the plane finished it.
     cursor: Vec<Option<(u32, u32)>>,
@@ -36,7 +41,12 @@ pub struct Scrub {
 
 impl Scrub {
     pub fn new(planes: u32, blocks_per_plane: u32, groups: u32, check_all: bool) -> Scrub {
-        Scrub { groups: groups.clamp(1, blocks_per_plane.max(1)), check_all, group: 0, passes: 0, active: false, cursor: vec![None; planes as usize], planes_left: 0, blocks_per_plane, fingerprinted: (0, 0), covered: (0, 0) }
+        Scrub { groups: groups.clamp(1, blocks_per_plane.max(1)), check_all, group: 0, passes: 0, active: false, quiet_passes: 0, parked: false, cursor: vec![None; planes as usize], planes_left: 0, blocks_per_plane, fingerprinted: (0, 0), covered: (0, 0) }
+    }
+
+    /// A whole cycle of passes (one per group) finished since the last host write.
+    pub fn cycle_unchanged(&self) -> bool {
+        self.quiet_passes >= self.groups
     }
 
     /// Group of the `i`-th block of a plane.
@@ -90,6 +100,7 @@ impl Scrub {
         if self.planes_left == 0 {
             self.active = false;
             self.passes += 1;
+            self.quiet_passes = self.quiet_passes.saturating_add(1);
             self.group = (self.group + 1) % self.groups;
         }
         None

@@ -147,6 +147,11 @@ impl Params {
                 format!("scheme '{scheme}': parameter '{k}': expected {what}, got '{v}'")
             };
             let uint = || v.parse::<u32>().map_err(|_| bad("a non-negative integer"));
+            // A knob that sizes a table or a loop: bounded, the bound named (4294967295
+            // aborted on allocation, 20000000 took 12 GB).
+            let upto = |lo: u32, hi: u32, what: &str| {
+                v.parse::<u32>().ok().filter(|x| (lo..=hi).contains(x)).ok_or_else(|| bad(&format!("an integer from {lo} to {hi} ({what})")))
+            };
             let frac = || {
                 v.parse::<f64>()
                     .ok()
@@ -157,11 +162,11 @@ impl Params {
                 "t_gc" => self.t_gc = Some(uint()?),
                 "igc_on" => self.igc_on = uint()?,
                 "t_igc" => self.t_igc = uint()?,
-                "igc_copies" => self.igc_copies = Some(uint()?.max(1)),
-                "copies" => self.copies = if v == "alpha" { 0 } else { uint()?.max(1) },
-                "max_copies" => self.max_copies = uint()?.max(1),
+                "igc_copies" => self.igc_copies = Some(upto(1, MAX_COPIES, "copies per intensive task")?),
+                "copies" => self.copies = if v == "alpha" { 0 } else { upto(1, MAX_COPIES, "copies per task, or alpha")? },
+                "max_copies" => self.max_copies = upto(1, MAX_COPIES, "the largest action; the Q-table holds one column per action")?,
                 "t_agc" => self.t_agc = uint()?,
-                "agc_cap" => self.agc_cap = uint()?,
+                "agc_cap" => self.agc_cap = upto(0, MAX_COPIES, "copies per early action")?,
                 "agc_invalid_pct" => self.agc_invalid_pct = uint()?.min(99),
                 "read_gc" => self.read_gc = v.parse::<bool>().map_err(|_| bad("true or false"))?,
                 "alpha" => self.alpha = frac()?,
@@ -188,13 +193,15 @@ impl Params {
                         .parse::<u64>()
                         .map_err(|_| bad("a non-negative integer"))?
                 }
-                "reward_window" => self.reward_window = uint()?.max(1),
+                "reward_window" => self.reward_window = upto(1, MAX_WINDOW, "response times kept for the reward thresholds")?,
                 "prev_split_us" => {
                     self.prev_split_us = v
                         .parse::<u64>()
-                        .map_err(|_| bad("a non-negative integer"))?
+                        .ok()
+                        .filter(|x| *x <= MAX_SPLIT_US)
+                        .ok_or_else(|| bad(&format!("an integer from 0 to {MAX_SPLIT_US} (µs)")))?
                 }
-                "ma_window" => self.ma_window = uint()?.max(1),
+                "ma_window" => self.ma_window = upto(1, MAX_WINDOW, "intervals averaged")?,
                 "es_weight" => self.es_weight = frac()?,
                 _ => {
                     return Err(format!(
@@ -207,6 +214,14 @@ impl Params {
         Ok(())
     }
 }
+
+/// Most copies per task or action (`max_copies`, `copies`, `igc_copies`, `agc_cap`): a
+/// block's worth on the largest devices; the Q-table has `max_copies + 1` columns.
+pub const MAX_COPIES: u32 = 4096;
+/// Longest `reward_window` / `ma_window` (entries kept in memory).
+pub const MAX_WINDOW: u32 = 1_000_000;
+/// Largest `prev_split_us` (1000 s).
+pub const MAX_SPLIT_US: u64 = 1_000_000_000;
 
 /// Every key `apply` accepts.
 pub const KEYS: &[&str] = &[
@@ -256,6 +271,17 @@ mod tests {
             .apply("rlgc", "policy=softmax")
             .unwrap_err()
             .contains("'policy'"));
+        for (kv, bound) in [
+            ("reward_window=4294967295", "from 1 to 1000000"),
+            ("max_copies=4294967295", "from 1 to 4096"),
+            ("max_copies=20000000", "from 1 to 4096"),
+            ("max_copies=0", "from 1 to 4096"),
+            ("ma_window=0", "from 1 to 1000000"),
+            ("prev_split_us=18446744073709551615", "from 0 to 1000000000"),
+        ] {
+            let e = Params::default().apply("rlgc", kv).unwrap_err();
+            assert!(e.contains(bound) && e.contains(kv.split('=').next().unwrap()), "{kv}: {e}");
+        }
         let e = p.apply("rlgc", "max_copiez=3").unwrap_err();
         assert!(e.contains("'max_copiez'") && e.contains("rlgc"), "{e}");
         let e = p.apply("rlgc", "t_gc=ten").unwrap_err();

@@ -267,7 +267,7 @@ impl Simulation {
             return Err(SimError::Device(format!("scheme '{}': GC-tolerant flush needs RAIN", scheme.name)));
         }
         let flush = scheme.gc_tolerant_flush.then(|| {
-            let cap = if dev.buffer.enabled { dev.buffer.capacity_pages } else { (64u32 << 20) / geo.page_size };
+            let cap = crate::config::buffer::buffer_pages(&dev, true);
             flush::StripeBuffer::new(cap)
         });
         let (data_pages, slots) = match &rain {

@@ -186,8 +186,8 @@ fn a_shared_page_survives_a_power_loss_through_a_copy_of_its_content() {
     let ((a, pa), (b, pb)) = (written.next().expect("a written page"), written.next().expect("another"));
     let ct = sim.ftl.content.as_mut().expect("content tables");
     let (c, other) = (ct.id_of(0xfeed).expect("id"), ct.id_of(0xbeef).expect("id"));
-    ct.page[pa.0 as usize] = c;
-    ct.page[pb.0 as usize] = c;
+    ct.set_page(pa.0, c);
+    ct.set_page(pb.0, c);
     ct.learn(pa.0);
     ct.share(b, c);
     sim.oracle.write_content(a, pa.0, c);
@@ -419,8 +419,8 @@ fn shared_cut_device() -> (Simulation, u32, u32, u32) {
     let ((a, pa), (b, pb)) = (written.next().expect("a written page"), written.next().expect("another"));
     let ct = sim.ftl.content.as_mut().expect("content tables");
     let c = ct.id_of(0xfeed).expect("id");
-    ct.page[pa.0 as usize] = c;
-    ct.page[pb.0 as usize] = c;
+    ct.set_page(pa.0, c);
+    ct.set_page(pb.0, c);
     ct.learn(pa.0);
     sim.oracle.write_content(a, pa.0, c);
     sim.oracle.write_content(b, pb.0, c);

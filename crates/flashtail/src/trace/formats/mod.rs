@@ -2,10 +2,14 @@
 //!
 //! Each parser is a pure function of one line; see `record.rs` for the contract.
 
+pub mod alibaba;
 pub mod ascii;
 pub mod blkparse;
+pub mod cloudphysics;
 pub mod fiu;
+pub mod flashnet;
 pub mod flashsim;
+pub mod linnos;
 pub mod msr;
 pub mod systor;
 pub mod tencent;

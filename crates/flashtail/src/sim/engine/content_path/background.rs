@@ -158,6 +158,8 @@ impl Simulation {
                 continue;
             }
             let dst = self.gc_destination(plane)?;
+            // Held until the program finishes (`rewrite_done`).
+            self.ct().hold(c);
             let t = self.new_txn(TxnKind::Rewrite, plane, lpn, src, NO_REQ);
             let x = &mut self.txns[t as usize];
             x.dst = dst;
@@ -264,6 +266,14 @@ impl Simulation {
         if w.draining || s.active {
             return;
         }
+        // Nothing was written for a whole cycle: every group was scrubbed since, and another
+        // pass would read the same pages to learn the same. Park the timer until the next
+        // host write (`scrub_note_write`), so a long idle gap costs no events per second.
+        if !w.params.rescrub_unchanged && s.cycle_unchanged() {
+            s.parked = true;
+            w.add(Ctr::ScrubPassesParked, 1);
+            return;
+        }
         if s.group == 0 && s.passes > 0 {
             // A new cycle over the groups: rebuild the Bloom filter from the table.
             self.bloom_from_table();
@@ -287,6 +297,19 @@ impl Simulation {
         let ct = self.ftl.content.as_ref().expect("content");
         for c in ct.listed_contents() {
             bloom.insert(ct.fingerprint(c));
+        }
+    }
+
+    /// A host write arrived: the data changed, so a parked scrub timer is re-armed (the next
+    /// pass a period from now) and the quiet cycle starts again.
+    pub(super) fn scrub_note_write(&mut self) {
+        let now = self.now;
+        let w = self.content.as_mut().expect("content");
+        let period = w.params.period_ms;
+        let Some(s) = w.scrub.as_mut() else { return };
+        s.quiet_passes = 0;
+        if std::mem::take(&mut s.parked) && !w.draining {
+            self.schedule_token(now + Nanos(period * 1_000_000), SCRUB_TOKEN);
         }
     }
 

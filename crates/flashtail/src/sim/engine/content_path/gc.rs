@@ -106,6 +106,7 @@ impl Simulation {
             let dst = self.gc_destination(plane)?;
             self.gc[plane.idx()].in_flight = true;
             self.cw().add(Ctr::LastCopiesRescued, 1);
+            self.ct().hold(c);
             let t = self.new_txn(TxnKind::Rewrite, plane, lpn, p, NO_REQ);
             let x = &mut self.txns[t as usize];
             x.dst = dst;
@@ -207,7 +208,9 @@ impl Simulation {
         }
         let sealed = self.ftl.blocks.mark_programmed(&self.ftl.geo, Ppn(dst), self.now.0);
         self.c.gc_pages_programmed += 1;
-        self.ct().page[dst as usize] = c;
+        self.ct().set_page(dst, c);
+        // The reference taken when the write was issued (`hold`).
+        self.ct().release(c);
         if self.ftl.l2p[lpn as usize] == VIRT | c {
             self.oracle.place_copy(lpn, src, dst, self.now.0);
             self.ftl.map(Lpn(lpn), Ppn(dst));

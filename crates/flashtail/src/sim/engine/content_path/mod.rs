@@ -79,6 +79,7 @@ counters! {
     ScrubFingerprintNs => "scrub_fingerprint_ns",
     ScrubPagesFingerprinted => "scrub_pages_fingerprinted",
     ScrubPagesRead => "scrub_pages_read",
+    ScrubPassesParked => "scrub_passes_parked",
     ScrubPassesStarted => "scrub_passes_started",
     SharedReads => "shared_reads",
 }
@@ -241,7 +242,7 @@ impl Simulation {
             let fp = crate::workload::content::mix(k ^ salt) | 1 << 63;
             let ct = self.ftl.content.as_mut().expect("content");
             let Ok(c) = ct.id_of(fp) else { return };
-            ct.page[p as usize] = c;
+            ct.set_page(p, c);
             self.oracle.write_content(l, p, c);
             if scrubbed && ct.learn(p) > 1 {
                 ct.mark_dup(p);
@@ -269,6 +270,7 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     pub(super) fn content_write(&mut self, slot: u32, lpns: &[u32], r: &HostRequest) {
+        self.scrub_note_write();
         let page = self.page_bytes;
         let first_block = r.offset / 4096;
         let first_page = self.page_index(r.offset);
@@ -278,6 +280,8 @@ impl Simulation {
             let c = self.page_content_of(r, first_block, first_page + k as u64, page);
             self.reqs.get(slot).pending += 1;
             if self.content.as_ref().is_some_and(|w| w.kind == ContentKind::Dagc) && self.dagc_revalidate(slot, lpn, c) {
+                // The old page holds the content: the arrival's reference goes.
+                self.ct().release(c);
                 continue;
             }
             self.cw().write_content = c;
@@ -297,7 +301,9 @@ impl Simulation {
             let Some(&f) = b.checked_sub(first_block).and_then(|i| r.fingerprints.get(i as usize)) else { return 0 };
             fp = if per == 1 { f } else { crate::workload::content::mix(fp ^ f) };
         }
-        match self.ct().id_of(fp) {
+        // Held until the write is mapped (`content_mapped`), so the id cannot be freed and
+        // reused while the write waits for a page.
+        match self.ct().acquire(fp) {
             Ok(c) => c,
             Err(e) => {
                 self.fatal = Some(e);
@@ -313,7 +319,8 @@ impl Simulation {
     pub(super) fn content_mapped(&mut self, lpn: u32, old: u32, ppn: u32) {
         let c = self.cw().write_content;
         self.oracle.write_content(lpn, ppn, c);
-        self.ct().page[ppn as usize] = c;
+        self.ct().set_page(ppn, c);
+        self.ct().release(c);
         self.ct().overwritten(old);
     }
 
@@ -378,6 +385,7 @@ impl Simulation {
         extra.insert("shared_logical_pages_at_end".into(), ct.shared_pages());
         extra.insert("deferred_queue_at_end".into(), w.deferred.iter().map(|d| d.len() as u64).sum());
         extra.insert("distinct_contents".into(), ct.distinct());
+        extra.insert("contents_held_at_end".into(), ct.live());
         if let Some(b) = &w.bloom {
             extra.insert("bloom_queries".into(), b.queries);
             extra.insert("bloom_positives".into(), b.positives);
