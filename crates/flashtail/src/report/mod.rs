@@ -10,8 +10,10 @@
 mod baseline;
 mod csv_out;
 mod error;
+mod evidence;
 mod fmt;
 mod html;
+mod html_tables;
 mod notes;
 mod svg;
 mod table;
@@ -20,6 +22,9 @@ mod tail_table;
 pub use baseline::{baseline_index, ratio, BASELINE_SCHEME};
 pub use csv_out::{cdf_csv, summary_csv};
 pub use error::ReportError;
+pub use evidence::{
+    below_reference_reason, is_thin, mark_thin, thin_legend, thin_percentiles, THIN_MARK, THIN_SAMPLES,
+};
 pub use fmt::{pct_count, waf_str};
 pub use html::{escape_html, render_html};
 pub use table::format_table;
