@@ -224,3 +224,20 @@ impl InputArgs {
         }
     }
 }
+
+/// The number of requests `open` yields, read in full (the progress bars' total), or
+/// `None` when the workload fails or `stop` is raised first (the runs are over).
+pub fn count_requests(open: &Opener, stop: &std::sync::atomic::AtomicBool) -> Option<u64> {
+    let mut src = open().ok()?;
+    let mut n = 0u64;
+    loop {
+        if n % 4096 == 0 && stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        match src.next_request() {
+            Ok(Some(_)) => n += 1,
+            Ok(None) => return Some(n),
+            Err(_) => return None,
+        }
+    }
+}

@@ -15,7 +15,6 @@ use super::evidence::{is_thin, THIN_MARK};
 use super::fmt::{ms3, ratio_str, sig3};
 use super::html_tables::{summary_tables_html, SORT_JS};
 use super::notes::sort_notes;
-use super::svg;
 use super::CompareMeta;
 use crate::stats::RunReport;
 use std::fmt::Write as _;
@@ -303,59 +302,10 @@ fn evidence(h: &mut String, reports: &[RunReport]) {
 
 fn figures(h: &mut String, reports: &[RunReport]) {
     h.push_str("<h2>Figures</h2>\n<div class=\"figs\">\n");
-    let figs = [
-        (
-            false,
-            svg::cdf_svg(reports, "read", "reads"),
-            "Latency CDF of reads; further left is faster.",
-        ),
-        (
-            false,
-            svg::cdf_svg(reports, "write", "writes"),
-            "Latency CDF of writes.",
-        ),
-        (
-            false,
-            svg::tail_svg(reports, "read", "reads"),
-            "Tail of reads: the fraction of reads slower than each latency. GC-induced tails \
-             show as lines that stay high further to the right than nogc.",
-        ),
-        (
-            false,
-            svg::tail_svg(reports, "write", "writes"),
-            "Tail of writes, as above.",
-        ),
-        (
-            true,
-            svg::percentiles_svg(reports),
-            "Tail percentiles divided by the reference run's (1× = as fast; the black line). \
-             Bars start at the axis floor so a 1.0× bar stays visible; each bar is labelled \
-             with its ratio. Bars above 1× are slowdowns.",
-        ),
-        (
-            true,
-            svg::waits_svg(reports),
-            "Each bar shows a run's wait time split by cause, as shares of that run's total \
-             (every bar is 100%). Above each bar: the run's total wait in seconds (summed over \
-             sub-requests), so runs that waited far longer stand out, and the share of \
-             requests that waited behind a GC operation at least once.",
-        ),
-        (
-            true,
-            svg::free_blocks_svg(reports, svg::FreeSeries::MinPlane),
-            "Free blocks of the emptiest plane over simulated time: GC triggers per plane, so \
-             this is the series that meets the GC thresholds. The y axis is fitted to the data.",
-        ),
-        (
-            true,
-            svg::free_blocks_svg(reports, svg::FreeSeries::Total),
-            "Free blocks summed over all planes, over simulated time (y axis fitted to the data).",
-        ),
-    ];
-    for (full, fig, caption) in figs {
-        let class = if full { " class=\"full\"" } else { "" };
+    for fig in super::figures::figure_set(reports) {
+        let class = if fig.full { " class=\"full\"" } else { "" };
         let _ = write!(h, "<figure{class}>");
-        match fig {
+        match fig.svg {
             Ok(svg) => h.push_str(&svg),
             Err(e) => {
                 let _ = write!(
@@ -368,7 +318,7 @@ fn figures(h: &mut String, reports: &[RunReport]) {
         let _ = writeln!(
             h,
             "<figcaption>{}</figcaption></figure>",
-            escape_html(caption)
+            escape_html(fig.caption)
         );
     }
     h.push_str("</div>\n");

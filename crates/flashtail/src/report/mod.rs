@@ -11,6 +11,7 @@ mod baseline;
 mod csv_out;
 mod error;
 mod evidence;
+mod figures;
 mod fmt;
 mod html;
 mod html_tables;
@@ -25,6 +26,7 @@ pub use error::ReportError;
 pub use evidence::{
     below_reference_reason, is_thin, mark_thin, thin_legend, thin_percentiles, THIN_MARK, THIN_SAMPLES,
 };
+pub use figures::{figure_set, svg_to_png, write_figures, Figure, FiguresWritten, PNG_SCALE};
 pub use fmt::{pct_count, waf_str};
 pub use html::{escape_html, render_html};
 pub use table::format_table;

@@ -161,12 +161,12 @@ pub(crate) fn percentiles_svg(reports: &[RunReport]) -> Result<String, String> {
         if clipped {
             let style = TextStyle::from((FONT, 12).into_font())
                 .color(&RGBColor(90, 90, 90))
-                .pos(Pos::new(HPos::Right, VPos::Bottom));
-            let (w, h) = plot.dim_in_pixel();
+                .pos(Pos::new(HPos::Right, VPos::Top));
+            let (w, _) = plot.dim_in_pixel();
             plot.draw_text(
                 &format!("broken bars: below {}×, value in label", axis_num(lo)),
                 &style,
-                (w as i32 - 16, h as i32 - 44),
+                (w as i32 - 16, 14),
             )?;
         }
         Ok(())
