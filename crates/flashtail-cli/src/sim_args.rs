@@ -171,7 +171,9 @@ impl InputArgs {
         let page = dev.geometry.page_size as u64;
         if let Some(name) = &self.gen {
             let mut cfg = flashtail::workload::preset(name).with_context(|| {
-                format!("unknown workload preset '{name}' (known: {})", flashtail::workload::preset_names().join(", "))
+                let names = flashtail::workload::preset_names();
+                let hint = flashtail::suggest::did_you_mean(name, names.iter().copied());
+                format!("unknown workload preset '{name}'{hint} (known: {})", names.join(", "))
             })?;
             cfg = cfg.with_span_within(cap);
             if let Some(n) = self.gen_count {

@@ -106,7 +106,8 @@ pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Schem
         _ if content.is_some() => (blocking(), false, false, false, false),
         _ => {
             let known: Vec<&str> = scheme_names().iter().map(|(n, _)| *n).collect();
-            return Err(format!("unknown scheme '{name}' (known: {})", known.join(", ")));
+            let hint = crate::suggest::did_you_mean(name, known.iter().copied());
+            return Err(format!("unknown scheme '{name}'{hint} (known: {})", known.join(", ")));
         }
     };
     let gc_tolerant_flush = name == "ttflash";

@@ -526,7 +526,7 @@ impl RequestSource for TraceReader {
             }
         }
         if !c.sample.is_empty() {
-            let s: Vec<String> = c.sample.iter().map(|(l, r)| format!("{l} ({r})")).collect();
+            let s: Vec<String> = c.sample.iter().map(|(l, r)| format!("line {l} ({r})")).collect();
             v.push(("skipped_lines".to_string(), s.join("; ")));
         }
         // Only when it applies, so the notes of ordinary traces do not change.
