@@ -1,10 +1,14 @@
 //! "Did you mean …?" for names a user types: schemes, device and workload presets, trace
 //! formats, `--set` keys. A candidate is suggested when it is close in Jaro–Winkler
 //! similarity (which favours a shared prefix, as typos of long names have) or differs
-//! only in `-`/`_` and case; at most the [`MAX_SUGGESTIONS`] closest are named.
+//! only in `-`/`_` and case; at most the [`MAX_SUGGESTIONS`] closest are named, and only
+//! those about as close as the closest ([`TIE`]).
 
 /// A candidate at least this similar (Jaro–Winkler, 0..1) is suggested.
 pub const MIN_SIMILARITY: f64 = 0.85;
+
+/// Names within this similarity of the closest one are suggested with it.
+pub const TIE: f64 = 0.03;
 
 /// At most this many names are suggested.
 pub const MAX_SUGGESTIONS: usize = 2;
@@ -22,7 +26,9 @@ pub fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -
         .filter(|(s, _)| *s >= MIN_SIMILARITY)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-    scored.into_iter().take(MAX_SUGGESTIONS).map(|(_, c)| c).collect()
+    // Only names about as close as the closest: a clear winner is named alone.
+    let best = scored.first().map_or(0.0, |s| s.0);
+    scored.into_iter().filter(|(s, _)| best - s <= TIE).take(MAX_SUGGESTIONS).map(|(_, c)| c).collect()
 }
 
 /// `"; did you mean 'x'?"` (or `'x' or 'y'`), or an empty string when nothing is close:
