@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces every number in docs/ttflash.md (the ttFlash experiment of issue 7).
+# Reproduces every number in docs/ttflash.md.
 # Output: experiments/out/ (git-ignored). Run from anywhere; takes ~5 min on 2 cores (when built) and
 # ~2 GB of RAM (two 256 GB-device simulations at a time).
 #   experiments/ttflash.sh            # everything

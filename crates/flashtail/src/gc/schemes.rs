@@ -82,7 +82,7 @@ pub fn default_schemes(geo: &crate::nand::Geometry, fingerprinted: bool) -> (Vec
 }
 
 /// Build a scheme by name; `victim` overrides its victim policy (default greedy; `wla` for
-/// wla-gc, which is base GC with WLA-GC's victim rule, spec 05: `--victim wla` gives any other
+/// wla-gc, which is base GC with WLA-GC's victim rule, the WLA-GC paper: `--victim wla` gives any other
 /// scheme the same rule).
 pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Scheme, String> {
     let content = if super::content::handles(name) { Some(super::content::build(name)?) } else { None };

@@ -4,8 +4,8 @@
 //!
 //! This module only presents numbers the simulator already computed; it never re-derives
 //! latency statistics from raw samples (it has none) and never runs a simulation.
-//! Ratios are taken against the run whose scheme is named `nogc` (the ideal baseline of
-//! `specs/01-baselines.md`), matched case-insensitively.
+//! Ratios are taken against the run whose scheme is named `nogc` (the ideal baseline: GC at no
+//! time cost), matched case-insensitively.
 
 mod baseline;
 mod csv_out;
