@@ -76,7 +76,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     if let Some(g) = a.span_gib {
         cfg.span_bytes = g.checked_mul(1 << 30).context("--span-gib too large")?;
     }
-    if cfg.span_bytes == 0 {
+    if cfg.span_bytes == 0 && a.span.is_none() && a.span_gib.is_none() {
         // Presets leave the span to the device they run on; a trace file needs one now.
         let dev = flashtail::config::presets::load(crate::sim_args::DEFAULT_DEVICE).map_err(anyhow::Error::msg)?;
         cfg.span_bytes = dev.logical_bytes();

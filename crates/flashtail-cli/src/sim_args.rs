@@ -233,7 +233,7 @@ pub fn count_requests(open: &Opener, stop: &std::sync::atomic::AtomicBool) -> Op
     let mut src = open().ok()?;
     let mut n = 0u64;
     loop {
-        if n % 4096 == 0 && stop.load(std::sync::atomic::Ordering::Relaxed) {
+        if n & 4095 == 0 && stop.load(std::sync::atomic::Ordering::Relaxed) {
             return None;
         }
         match src.next_request() {

@@ -58,7 +58,7 @@ pub(crate) fn ratio_range(values: &[f64], rotated: bool) -> (f64, f64) {
     let max = values.iter().copied().fold(1.0f64, f64::max);
     let (lo, _) = super::nice_log_range([min / 1.5, 0.5].into_iter(), (0.5, 1.0));
     let head = if rotated { 4.0 } else { 2.0 };
-    (lo.min(0.5).max(RATIO_FLOOR), (max * head).max(2.0))
+    (lo.clamp(RATIO_FLOOR, 0.5), (max * head).max(2.0))
 }
 
 pub(crate) fn percentiles_svg(reports: &[RunReport]) -> Result<String, String> {

@@ -110,7 +110,7 @@ pub(crate) fn scheme_look(slot: Option<usize>) -> (RGBColor, Pattern, Marker) {
         None => (BLACK, Pattern::Solid, Marker::Circle),
         Some(k) => (
             PALETTE[k % PALETTE.len()],
-            if (k / PALETTE.len()) % 2 == 0 { Pattern::Solid } else { Pattern::Dashed },
+            if (k / PALETTE.len()) & 1 == 0 { Pattern::Solid } else { Pattern::Dashed },
             MARKERS[(k + 1) % MARKERS.len()],
         ),
     }
