@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces every number in docs/rlgc.md and docs/rlgc-tables.md (the RL-GC experiment of issue 5).
+# Reproduces every number in docs/rlgc.md and docs/rlgc-tables.md.
 # Output: experiments/out/ (git-ignored): rlgc-<config>.md tables, rlgc-free-<config>/ free-block timelines
 # (CSV, seed 1), and fin1-compare/ (the report behind docs/img/rlgc-free-blocks-fin1.svg).
 # Takes ~20 min on 2 cores once built. Real slices are read from ../shared/traces (TRACES=dir overrides

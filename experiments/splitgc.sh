@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces every number in docs/splitgc.md (SplitGC and its comparators, spec 04): greedy
+# Reproduces every number in docs/splitgc.md (SplitGC and its comparators, the SplitGC paper): greedy
 # (Baseline), DAGC, CAGC and SplitGC on the paper's device geometry, on generated FIU-like
 # workloads with the paper's duplicate rates and on the real FIU mail slice (MD5 per block).
 # Output: experiments/out/splitgc-*.txt (git-ignored). Takes ~1.5 min on 2 cores once built.

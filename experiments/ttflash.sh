@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces every number in docs/ttflash.md (the ttFlash experiment of issue 7).
+# Reproduces every number in docs/ttflash.md.
 # Output: experiments/out/ (git-ignored). Run from anywhere; takes ~5 min on 2 cores (when built) and
 # ~2 GB of RAM (two 256 GB-device simulations at a time).
 #   experiments/ttflash.sh            # everything
@@ -37,7 +37,7 @@ cmp() { # name ratio [trace args...]
   local dir="$OUT/$name-r$r"
   # settle=false: these runs start every plane where the aging leaves it (at r* just under
   # the GC threshold, all at once), as docs/ttflash.md describes; the `settled-dtrs` run below is
-  # the same with the planes settled to the threshold first (flashtail's default since 24 Nov).
+  # the same with the planes settled to the threshold first (flashtail's default).
   "$F" compare --device ttflash --set precondition.ratio="$r" --set precondition.settle="${SETTLE:-false}" \
     --schemes "$SCHEMES" --seed 1 --out "$dir" "$@" \
     > "$dir.log" 2>&1 || { echo "FAILED: $name r=$r (see $dir.log)"; return 1; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces every number in docs/venice.md (Venice and GC bypass, spec 06): the shared
+# Reproduces every number in docs/venice.md (Venice and GC bypass, the Venice paper): the shared
 # channel bus, the Venice mesh and GC bypass under the same GC scheme, device and trace.
 # Output: experiments/out/venice-*.txt (git-ignored). Takes ~1 min on 2 cores once built.
 # Real slices are read from ../shared/traces (TRACES=dir overrides); absent ones are skipped.

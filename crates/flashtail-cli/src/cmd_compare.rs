@@ -1,9 +1,10 @@
 //! `flashtail compare`: several GC schemes on the same device and workload, in parallel;
 //! prints a table and writes summary.json, summary.csv, cdf.csv and report.html.
 
+use crate::out_args::{prepare_dir, report_meta, FigureArgs};
 use crate::progress::with_bars;
 use crate::sim_args::{DeviceArgs, InputArgs, RunOptions};
-use flashtail::report::{format_table, write_outputs, CompareMeta};
+use flashtail::report::{format_table, write_outputs};
 use flashtail::runner::{check_schemes, run_many, RunSpec};
 use flashtail::sim::Progress;
 use std::path::PathBuf;
@@ -26,6 +27,8 @@ pub struct Args {
     /// Output directory.
     #[arg(long, default_value = "flashtail-out")]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub figures: FigureArgs,
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
@@ -83,8 +86,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     for w in crate::sim_args::buffer_warnings(&dev, &schemes, cap) {
         eprintln!("{w}");
     }
-    // The output directory must exist before the runs: it failed only after all of them.
-    std::fs::create_dir_all(&a.out).map_err(|error| flashtail::report::ReportError::CreateDir { path: a.out.clone(), error })?;
+    // The output directories must exist before the runs: they failed only after all of them.
+    prepare_dir(&a.out, "--out")?;
+    a.figures.prepare()?;
     let specs: Vec<RunSpec> = schemes.iter().map(|s| a.opts.spec(&dev, s)).collect();
     let n_schemes = plural(schemes.len(), "scheme", "schemes");
     eprintln!(
@@ -95,7 +99,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     );
     let progress: Vec<Arc<Progress>> = schemes.iter().map(|_| Arc::new(Progress::default())).collect();
     let wall = std::time::Instant::now();
-    let results = with_bars(&schemes, &progress, || run_many(&specs, &open, &progress));
+    let count = |stop: &_| crate::sim_args::count_requests(&open, stop);
+    let results = with_bars(&schemes, &progress, count, || run_many(&specs, &open, &progress));
     let wall = wall.elapsed().as_secs_f64();
     // Every scheme reads the same stream, so a bad or empty workload fails them all alike:
     // report it once, as the workload's fault, not as the first scheme's.
@@ -129,27 +134,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             eprintln!("{w} [{}]", who.join(", "));
         }
     }
-    let notes = {
-        let mut n: Vec<(String, String)> = reports[0].workload_notes.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        n.push(("device_source".into(), dev.source.clone()));
-        n.push(("seed".into(), a.opts.seed.to_string()));
-        n.push(("wall_seconds_all_schemes".into(), format!("{wall:.2}")));
-        n
-    };
-    let mut meta = CompareMeta {
-        title: format!("flashtail: {} on {}", plural(schemes.len(), "GC scheme", "GC schemes"), dev.name),
-        workload: format!("{} ({})", a.input.describe(), reports[0].workload),
-        device: format!("{} — {}", dev.name, dev.description),
-        notes,
-        config: serde_json::json!({
-            "device": &dev,
-            "schemes": &schemes,
-            "victim": &a.opts.victim,
-            "seed": a.opts.seed,
-            "oracle": !a.opts.no_oracle,
-            "device_overrides": &a.device.set,
-        }),
-    };
+    let title = format!("flashtail: {} on {}", plural(schemes.len(), "GC scheme", "GC schemes"), dev.name);
+    let mut meta = report_meta(title, &a.input, &a.device, &dev, &a.opts, &schemes, &reports);
+    meta.notes.push(("wall_seconds_all_schemes".into(), format!("{wall:.2}")));
     if a.opts.no_cost {
         for r in &mut reports {
             r.cost.strip_machine();
@@ -160,6 +147,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     for f in files {
         println!("wrote {}", f.display());
     }
+    a.figures.write(&reports)?;
     if schemes.len() == 1 {
         println!("1 scheme in {wall:.2} s wall time");
     } else {

@@ -56,7 +56,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let mut cfg: GenConfig = match (&a.preset, &a.config) {
         (Some(p), None) => match preset(p) {
             Some(c) => c,
-            None => bail!("unknown preset `{p}` (see `flashtail gen --list`)"),
+            None => bail!(
+                "unknown preset '{p}'{} (see `flashtail gen --list`)",
+                flashtail::suggest::did_you_mean(p, preset_names().iter().copied())
+            ),
         },
         (None, Some(path)) => GenConfig::from_toml_file(path)?,
         _ => bail!("give exactly one of --preset NAME or --config FILE.toml (or --list)"),
@@ -72,6 +75,16 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     if let Some(g) = a.span_gib {
         cfg.span_bytes = g.checked_mul(1 << 30).context("--span-gib too large")?;
+    }
+    if cfg.span_bytes == 0 && a.span.is_none() && a.span_gib.is_none() {
+        // Presets leave the span to the device they run on; a trace file needs one now.
+        let dev = flashtail::config::presets::load(crate::sim_args::DEFAULT_DEVICE).map_err(anyhow::Error::msg)?;
+        cfg.span_bytes = dev.host_bytes();
+        eprintln!(
+            "note: no --span-gib or --span given: addresses span {:.1} GiB, the logical capacity of the default device {}",
+            cfg.span_bytes as f64 / (1u64 << 30) as f64,
+            crate::sim_args::DEFAULT_DEVICE
+        );
     }
     if a.print_config {
         print!("{}", cfg.to_toml_string()?);

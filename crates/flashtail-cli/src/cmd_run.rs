@@ -1,5 +1,7 @@
-//! `flashtail run`: one scheme on one device and workload; prints a summary, writes JSON.
+//! `flashtail run`: one scheme on one device and workload; prints a summary, writes JSON,
+//! the report directory (the same files as `compare`) and standalone figures on request.
 
+use crate::out_args::{check_file, prepare_dir, report_meta, FigureArgs};
 use crate::progress::with_bars;
 use crate::sim_args::{DeviceArgs, InputArgs, RunOptions};
 use anyhow::Context;
@@ -23,6 +25,12 @@ pub struct Args {
     /// Write the full run report as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Write the report of this one run into this directory (created if missing):
+    /// summary.json, summary.csv, cdf.csv and report.html, as `compare --out` does.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
+    #[command(flatten)]
+    pub figures: FigureArgs,
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
@@ -35,9 +43,18 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         eprintln!("{w}");
     }
     let spec = a.opts.spec(&dev, &a.scheme);
+    // Every output path is checked before the run, which may take hours.
+    if let Some(p) = &a.json {
+        check_file(p, "--json")?;
+    }
+    if let Some(d) = &a.report {
+        prepare_dir(d, "--report")?;
+    }
+    a.figures.prepare()?;
     let progress = Arc::new(Progress::default());
     let p = progress.clone();
-    let report = with_bars(std::slice::from_ref(&a.scheme), &[progress], move || -> anyhow::Result<RunReport> {
+    let count = |stop: &_| crate::sim_args::count_requests(&open, stop);
+    let report = with_bars(std::slice::from_ref(&a.scheme), &[progress], count, || -> anyhow::Result<RunReport> {
         Ok(run_opened(&spec, &open, Some(p))?)
     })?;
     print!("{}", summary_text(&report));
@@ -48,11 +65,21 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     for w in flashtail::report::run_warnings(&report) {
         eprintln!("{w}");
     }
-    if let Some(path) = a.json {
-        let mut report = report;
-        if a.opts.no_cost {
-            report.cost.strip_machine();
+    let mut report = report;
+    if a.opts.no_cost {
+        report.cost.strip_machine();
+    }
+    if let Some(dir) = &a.report {
+        let title = format!("flashtail: {} on {}", a.scheme, dev.name);
+        let schemes = std::slice::from_ref(&a.scheme);
+        let reports = std::slice::from_ref(&report);
+        let meta = report_meta(title, &a.input, &a.device, &dev, &a.opts, schemes, reports);
+        for f in flashtail::report::write_outputs(dir, &meta, reports)? {
+            println!("wrote {}", f.display());
         }
+    }
+    a.figures.write(std::slice::from_ref(&report))?;
+    if let Some(path) = a.json {
         let text = serde_json::to_string_pretty(&report)?;
         std::fs::write(&path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
         println!("JSON report: {}", path.display());

@@ -11,6 +11,7 @@ mod cmd_run;
 mod cmd_schemes;
 mod cmd_trace;
 mod cmd_wla_toy;
+mod out_args;
 mod progress;
 mod sim_args;
 mod trace_args;

@@ -187,7 +187,9 @@ impl InputArgs {
                 );
             }
             let mut cfg = flashtail::workload::preset(name).with_context(|| {
-                format!("unknown workload preset '{name}' (known: {})", flashtail::workload::preset_names().join(", "))
+                let names = flashtail::workload::preset_names();
+                let hint = flashtail::suggest::did_you_mean(name, names.iter().copied());
+                format!("unknown workload preset '{name}'{hint} (known: {})", names.join(", "))
             })?;
             cfg = cfg.with_span_within(cap);
             if let Some(n) = self.gen_count {
@@ -268,4 +270,21 @@ pub fn buffer_warnings(dev: &DeviceConfig, schemes: &[String], cap: u64) -> Vec<
         }
     }
     out
+}
+
+/// The number of requests `open` yields, read in full (the progress bars' total), or
+/// `None` when the workload fails or `stop` is raised first (the runs are over).
+pub fn count_requests(open: &Opener, stop: &std::sync::atomic::AtomicBool) -> Option<u64> {
+    let mut src = open().ok()?;
+    let mut n = 0u64;
+    loop {
+        if n & 4095 == 0 && stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        match src.next_request() {
+            Ok(Some(_)) => n += 1,
+            Ok(None) => return Some(n),
+            Err(_) => return None,
+        }
+    }
 }

@@ -189,7 +189,10 @@ pub fn check_plausibility(
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
-    s.parse()
+    s.parse().map_err(|e: String| {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        format!("{e}{}", flashtail::suggest::did_you_mean(s, names))
+    })
 }
 
 fn parse_blk_event(s: &str) -> Result<String, String> {

@@ -355,10 +355,10 @@ fn bad_replay_options_and_scheme_device_mismatch_are_named() {
         &["run", "--device", "tiny", "--scheme", "ttflash"],
         &["RAIN needs at least 3 channels (got 2)"],
     );
-    // `gen` without an address span says which field and how to set it.
+    // `gen` with a zero address span says which field and the options that set it.
     fails(
-        &["gen", "--preset", "bench-ref", "--count", "5"],
-        &["span_bytes", "--span"],
+        &["gen", "--preset", "bench-ref", "--count", "5", "--span", "0"],
+        &["span_bytes", "--span-gib"],
     );
 }
 

@@ -130,7 +130,7 @@ fn compare_trims_scheme_names_and_checks_the_output_directory_first() {
     let o = flashtail(&["compare", "--device", "tiny", "--trace", s(&t), "--schemes", "base", "--out", s(&file.join("sub"))]);
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
-    assert!(err.starts_with(&format!("error: cannot create output directory {}: ", file.join("sub").display())), "{err}");
+    assert!(err.starts_with(&format!("error: --out {}: cannot create the directory: ", file.join("sub").display())), "{err}");
     assert!(!err.contains("comparing 1 scheme"), "no run starts: {err}");
 }
 

@@ -260,7 +260,7 @@ fn an_os_error_is_printed_once() {
     let out = file.join("sub");
     let err = fails(
         &["compare", "--device", "tiny", "--schemes", "base", "--gen", "bench-ref", "--gen-count", "10", "--out", s(&out)],
-        &[&format!("cannot create output directory {}: ", out.display()), "(os error"],
+        &[&format!("--out {}: cannot create the directory: ", out.display()), "(os error"],
     );
     assert_eq!(err.matches("(os error").count(), 1, "{err}");
 }

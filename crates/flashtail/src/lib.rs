@@ -19,6 +19,7 @@ pub mod runner;
 pub mod scheduler;
 pub mod sim;
 pub mod stats;
+pub mod suggest;
 pub mod trace;
 pub mod units;
 pub mod workload;

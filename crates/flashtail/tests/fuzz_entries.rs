@@ -17,7 +17,7 @@ use std::cell::Cell;
 use std::io::Read;
 
 /// A few valid lines of every format: (file name, format, text, requests). The first line of
-/// each is the example line of `/work/shared/traces/README.md` (real trace lines).
+/// each is the example line of `../shared/traces/README.md` (real trace lines).
 const TRACE_SEEDS: &[(&str, Format, &str, u64)] = &[
     (
         "hm_0-sample.csv",

@@ -77,7 +77,7 @@ const SPLIT_FULL: &str = "splitgc:fill_dups=0.5+period_ms=50";
 const CONTENT_CUTS: [u64; 6] = [1000, 3500, 6000, 8500, 11_000, 13_500];
 
 /// The content-aware schemes keep their content tables across a cut (flushed by
-/// supercapacitor, spec 04): six cuts meet logical pages mapped to a content (SplitGC's
+/// supercapacitor, the SplitGC paper): six cuts meet logical pages mapped to a content (SplitGC's
 /// deferred pages, CAGC's deduplicated ones), and every one comes back mapped to it, read
 /// through a copy after the cut (checked by content), with no acknowledged write lost and
 /// every request completed once. SplitGC's waiting queue, lost at each cut, is re-derived
@@ -313,7 +313,7 @@ fn what_a_cut_does_not_cover_is_refused_with_a_reason() {
     // Every scheme is covered on a protected device without the DRAM buffer
     // (`sim::power_loss::refusal`, the one decision); the content-aware ones only with
     // power-loss protection, as for audits (their tables are flushed by supercapacitor,
-    // spec 04).
+    // the SplitGC paper).
     for (name, _) in flashtail::gc::scheme_names() {
         assert_eq!(flashtail::sim::power_loss::refusal(&build_scheme(name, None, 3).expect("scheme"), &dev), None, "{name}");
     }

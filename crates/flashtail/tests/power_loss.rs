@@ -93,7 +93,7 @@ fn without_protection_erases_wait_for_superseding_programs() {
 fn what_the_audit_does_not_cover_is_refused_with_a_reason() {
     let (dev, reqs) = power_loss_load(1_000_000, None);
     let (unprotected, _) = power_loss_load(1_000_000, Some(false));
-    // The content-aware schemes' tables are flushed by supercapacitor (spec 04): audited
+    // The content-aware schemes' tables are flushed by supercapacitor (SplitGC paper): audited
     // with protection (tests/splitgc.rs), refused without.
     for scheme in ["splitgc", "cagc", "dagc"] {
         match audited(&unprotected, scheme, reqs.clone(), 10) {

@@ -1,4 +1,4 @@
-//! SplitGC and its comparators (spec 04) in the simulator: each mechanism shows up in the
+//! SplitGC and its comparators in the simulator: each mechanism shows up in the
 //! counters and the migration numbers, and the oracle checks every read by content
 //! (including reads served from another logical page's copy) through scrubs, deferred
 //! writes, deduplication, revalidation and rescues. `common::run` also runs the full map and
@@ -38,7 +38,7 @@ fn every_content_scheme_keeps_every_read_correct_and_shows_its_mechanism() {
                 );
                 assert_eq!(extra(&r, "deferred_queue_at_end"), 0);
                 assert_eq!(extra(&r, "shared_logical_pages_at_end"), 0);
-                // Real-time migration falls well below greedy's (spec 04: −38 % to −67 %).
+                // Real-time migration falls well below greedy's (the SplitGC paper: −38 % to −67 %).
                 assert!(
                     (r.flash.gc_pages_migrated as f64) < 0.8 * base.flash.gc_pages_migrated as f64,
                     "splitgc migrated {} pages, base {}",
@@ -79,7 +79,7 @@ fn splitgc_knows_only_what_the_scrub_has_read() {
 }
 
 /// Without duplicate content the scrub finds nothing to defer, and the Bloom filter answers
-/// most first-time fingerprints without a table look-up (spec 04: ~90 % fewer look-ups).
+/// most first-time fingerprints without a table look-up (the SplitGC paper: ~90 % fewer look-ups).
 #[test]
 fn unique_content_defers_nothing_and_the_bloom_filter_screens_lookups() {
     let dev = tiny();
@@ -141,7 +141,7 @@ fn duplicates_in_the_fill_are_deferred_from_the_start() {
     assert_eq!(extra(&cold, "deferred_pages"), 0);
 }
 
-/// The read scrub is background work (spec 04: "a background, low-priority task that runs
+/// The read scrub is background work (the SplitGC paper: "a background, low-priority task that runs
 /// in idle time and yields to any host I/O"). The bundled DTRS slice on `dtrs-demo` has no
 /// content hashes, so SplitGC collects exactly what greedy does while its scrub reads a page
 /// every ~50 µs: its tail must stay greedy's, give or take the one scrub operation a request
@@ -250,7 +250,7 @@ fn dagc_gc_always_gains_space_and_every_run_ends() {
 }
 
 /// Power-loss audits cover the content-aware schemes: their tables are flushed by
-/// supercapacitor (spec 04), and a page that shares another page's copy (SplitGC's deferred
+/// supercapacitor (SplitGC paper), and a page that shares another page's copy (SplitGC's deferred
 /// pages, CAGC's deduplicated ones) comes back from a surviving copy. Audited every 29
 /// requests through scrubs, deferrals, rescues of last copies and revalidations, none loses
 /// an acknowledged write (SplitGC 23,064 pages deferred, CAGC 3,497 deduplicated, DAGC 4,472

@@ -78,7 +78,7 @@ fn skip_policy_counts_per_field_and_stop_names_the_line() {
         ("2".into(), "1".into())
     );
     assert!(
-        get(&s, "skipped_lines").starts_with("2 (field op: 7 is not an op code (1=read, 0=write))")
+        get(&s, "skipped_lines").starts_with("line 2 (field op: 7 is not an op code (1=read, 0=write))")
     );
     let stop = TraceOptions {
         format: Some(Format::Ssdsim),
@@ -235,7 +235,7 @@ fn header_like_lines_are_skipped_only_before_the_first_record() {
         ),
         ("2".into(), "1".into(), "2".into())
     );
-    assert!(get(&s, "skipped_lines").contains("4 (field Timestamp: 'abc' is not an unsigned integer)"));
+    assert!(get(&s, "skipped_lines").contains("line 4 (field Timestamp: 'abc' is not an unsigned integer)"));
     // An MQSim trace damaged after its first line: the same error.
     let mq = "0 0 8 8 1\n1000 0 8 8 1\nabc 0 8 8 1\n";
     let o = TraceOptions {

@@ -174,7 +174,7 @@ fn fiu_mail_with_tar_header() {
     assert_eq!(get(&s, "skipped_preamble"), "1");
     assert_eq!(
         get(&s, "skipped_lines"),
-        "1 (non-text); 2 (preamble); 3 (non-text prefix skipped, record salvaged); 10001 (non-text)"
+        "line 1 (non-text); line 2 (preamble); line 3 (non-text prefix skipped, record salvaged); line 10001 (non-text)"
     );
 }
 

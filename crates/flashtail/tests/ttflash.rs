@@ -1,4 +1,4 @@
-//! ttFlash mechanisms (shared/specs/02-ttflash.md): plane-blocking copyback GC, RAIN parity,
+//! ttFlash mechanisms: plane-blocking copyback GC, RAIN parity,
 //! GC-tolerant read, rotating GC — each shown working, with exact numbers where possible.
 mod common;
 use common::*;

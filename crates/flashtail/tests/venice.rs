@@ -1,4 +1,4 @@
-//! Venice and GC bypass (spec 06) in the simulator: transfers that a shared channel bus
+//! Venice and GC bypass in the simulator: transfers that a shared channel bus
 //! serialises run side by side on the mesh, at the analytic cost of their path setup; GC
 //! bypass moves GC transfers off the host ports and lets host I/O take GC write-back paths;
 //! and through all of it every read returns the newest data.

@@ -1,4 +1,4 @@
-//! WLA-GC (spec 05) in the simulator: the word-line-aware victim picks blocks whose valid
+//! WLA-GC (de Campos et al.) in the simulator: the word-line-aware victim picks blocks whose valid
 //! pages sit on fast levels, and the GC moves it causes really take less array time.
 mod common;
 use common::*;

@@ -150,8 +150,14 @@ fn set_path(node: &mut toml::Value, parts: &[&str], value: toml::Value, key: &st
         }
         if i + 1 == parts.len() {
             if !table.contains_key(*head) && !allowed_new_key(head) {
-                let known: Vec<&String> = table.keys().collect();
-                return Err(format!("override '{key}': unknown key '{head}' (known here: {known:?})"));
+                let section = parts[..i].join(".");
+                let mut known: Vec<&str> = table.keys().map(String::as_str).collect();
+                known.extend(OPTIONAL_KEYS.iter().filter(|(s, _)| *s == section).map(|(_, k)| *k));
+                known.sort_unstable();
+                known.dedup();
+                let hint = crate::suggest::did_you_mean(head, known.iter().copied());
+                let place = if section.is_empty() { "at the top level".to_string() } else { format!("in [{section}]") };
+                return Err(format!("override '{key}': unknown key '{head}'{hint} (keys {place}: {})", known.join(", ")));
             }
             table.insert(head.to_string(), value);
             return Ok(());
@@ -163,8 +169,22 @@ fn set_path(node: &mut toml::Value, parts: &[&str], value: toml::Value, key: &st
 
 /// Optional keys that may be absent from a serialized config yet are valid to set.
 fn allowed_new_key(k: &str) -> bool {
-    matches!(k, "fill" | "ratio" | "settle" | "free_blocks_margin" | "model" | "gc_soft_threshold_blocks" | "gc_hard_threshold_blocks" | "max_queued_writes" | "power_loss_protection")
+    OPTIONAL_KEYS.iter().any(|(_, key)| *key == k)
 }
+
+/// Keys a configuration may leave out (so they are absent from its table), by section:
+/// they may be set by an override, and are listed with the keys present.
+const OPTIONAL_KEYS: [(&str, &str); 9] = [
+    ("precondition", "fill"),
+    ("precondition", "ratio"),
+    ("precondition", "settle"),
+    ("precondition", "free_blocks_margin"),
+    ("precondition", "model"),
+    ("ftl", "gc_soft_threshold_blocks"),
+    ("ftl", "gc_hard_threshold_blocks"),
+    ("ftl", "max_queued_writes"),
+    ("ftl", "power_loss_protection"),
+];
 
 #[cfg(test)]
 mod tests {

@@ -47,8 +47,9 @@ pub fn load_any(name_or_path: &str) -> Result<DeviceConfig, String> {
         let text = std::fs::read_to_string(p).map_err(|e| format!("{name_or_path}: {e}"))?;
         return parse(name_or_path, &text);
     }
+    let hint = crate::suggest::did_you_mean(name_or_path, names());
     Err(format!(
-        "device '{name_or_path}' is neither a preset ({}) nor a readable file",
+        "device '{name_or_path}' is neither a preset nor a readable file{hint} (presets: {})",
         names().join(", ")
     ))
 }

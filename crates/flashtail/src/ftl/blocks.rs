@@ -52,7 +52,7 @@ pub struct BlockTable {
     /// Valid pages per level (LSB..TSB), kept only for multi-level cells (empty with one
     /// bit per cell): WLA-GC weighs a victim by where its valid pages sit on the
     /// word-lines, and keeping the counts as pages come and go makes that weight O(1) per
-    /// block instead of a rescan of its pages (spec 05, "Victim cost").
+    /// block instead of a rescan of its pages (the WLA-GC paper, "Victim cost").
     pub level_valid: Vec<[u32; 4]>,
     /// `bits_per_cell` and `pages_per_level` of the geometry (see [`BlockTable::level`]).
     bits_per_cell: u32,

@@ -1,4 +1,4 @@
-//! Page content, for the content-aware schemes (SplitGC, CAGC, DAGC; spec 04): what each
+//! Page content, for the content-aware schemes (SplitGC, CAGC, DAGC; the SplitGC paper): what each
 //! physical page holds, which pages the FTL has learned hold which content, and logical
 //! pages served by another physical copy of their content (SplitGC's deferred pages, CAGC's
 //! shared pages).
@@ -28,11 +28,11 @@
 //!   [`Content::last_copies_in`]) and [`Content::check`] proves it.
 //!
 //! Both tables, the duplicate bits and DAGC's cache are controller metadata the
-//! supercapacitor flushes at a power loss (spec 04): they survive a power cut, less the pages
+//! supercapacitor flushes at a power loss (SplitGC paper): they survive a power cut, less the pages
 //! flash lost ([`Content::forget_page`], from `Ftl::recover`).
 //!
 //! Does not model: partial-page content, hash collisions (distinct fingerprints are distinct
-//! contents), the tables' own flash footprint (spec 04: flushed by supercapacitor).
+//! contents), the tables' own flash footprint (the SplitGC paper: flushed by supercapacitor).
 
 use crate::nand::Geometry;
 use crate::units::{BlockId, Ppn};

@@ -1,5 +1,5 @@
-//! RAIN (Redundant Array of Independent NAND) layout, as ttFlash uses it (FAST'17 §4.2,
-//! shared/specs/02-ttflash.md): logical pages are striped RAID-5 style over the N channels;
+//! RAIN (Redundant Array of Independent NAND) layout, as ttFlash uses it (FAST'17 §4.2):
+//! logical pages are striped RAID-5 style over the N channels;
 //! a stripe holds N−1 data pages and one parity page, parity rotating from stripe to stripe.
 //!
 //! Layout (the artifact's, with one correction): stripe s = lpn / (N−1); all pages of a stripe

@@ -1,4 +1,4 @@
-//! ttFlash's rotating GC (FAST'17 §4.3, shared/specs/02-ttflash.md): at most one plane per
+//! ttFlash's rotating GC (FAST'17 §4.3): at most one plane per
 //! plane group (the planes that hold one RAIN stripe) collects at a time, so a read never
 //! meets two GC'ing planes in its stripe and the GC-tolerant read always applies. Planes
 //! that need GC while their group's turn is taken wait in a round-robin queue.

@@ -85,7 +85,7 @@ pub fn default_schemes(dev: &crate::config::DeviceConfig, fingerprinted: bool) -
 }
 
 /// Build a scheme by name; `victim` overrides its victim policy (default greedy; `wla` for
-/// wla-gc, which is base GC with WLA-GC's victim rule, spec 05: `--victim wla` gives any other
+/// wla-gc, which is base GC with WLA-GC's victim rule, the WLA-GC paper: `--victim wla` gives any other
 /// scheme the same rule).
 pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Scheme, String> {
     let content = if super::content::handles(name) { Some(super::content::build(name)?) } else { None };
@@ -109,7 +109,8 @@ pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Schem
         _ if content.is_some() => (blocking(), false, false, false, false),
         _ => {
             let known: Vec<&str> = scheme_names().iter().map(|(n, _)| *n).collect();
-            return Err(format!("unknown scheme '{name}' (known: {})", known.join(", ")));
+            let hint = crate::suggest::did_you_mean(name, known.iter().copied());
+            return Err(format!("unknown scheme '{name}'{hint} (known: {})", known.join(", ")));
         }
     };
     let gc_tolerant_flush = name == "ttflash";

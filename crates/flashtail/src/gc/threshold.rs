@@ -1,5 +1,5 @@
 //! Threshold-triggered GC: the baselines `base`, `preemptive` and `nogc`
-//! (shared/specs/01-baselines.md).
+//!.
 //!
 //! - `base`: below the soft threshold, a greedy victim is collected to the end while its
 //!   unit serves nothing else (channel held only for each transfer).

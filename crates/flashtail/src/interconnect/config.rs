@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The transfer path of a scheme (spec 06).
+/// The transfer path of a scheme (Venice paper).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Interconnect {
     /// One shared bus per channel, one transfer at a time (the baseline).

@@ -6,6 +6,9 @@
 //! is zero. `waf`, `erases` and `gc_pages_migrated` are run-wide and repeat on each op row.
 //! `share_waited_on_gc` is per op: the run's share for `all`, the share of reads for
 //! `read`, and for `write` the waited requests that were not reads over the write count.
+//! `thin` lists, `;`-separated, the percentiles of the row resting on fewer than ten
+//! samples at or above their value (see `evidence`; e.g. `p99.9;p99.99;p99.999` for 508
+//! reads), empty when none is.
 //! Floats use Rust's shortest round-trip form, so files are byte-reproducible.
 
 use super::baseline::{baseline_index, ratio};
@@ -75,7 +78,7 @@ pub fn summary_csv(reports: &[RunReport]) -> Result<String, ReportError> {
     let mut header = vec!["scheme".to_string(), "op".into(), "count".into()];
     header.extend(STATS.iter().map(|(n, _)| format!("{n}_ns")));
     header.extend(STATS.iter().map(|(n, _)| format!("{n}_ratio")));
-    header.extend(["waf", "erases", "gc_pages_migrated", "share_waited_on_gc"].map(String::from));
+    header.extend(["waf", "erases", "gc_pages_migrated", "share_waited_on_gc", "thin"].map(String::from));
     w.write_record(&header).map_err(err)?;
     let base = baseline_index(reports).map(|i| &reports[i]);
     for r in reports {
@@ -100,6 +103,7 @@ pub fn summary_csv(reports: &[RunReport]) -> Result<String, ReportError> {
             row.push(r.flash.erases.to_string());
             row.push(r.flash.gc_pages_migrated.to_string());
             row.push(float(share_waited(r, op)));
+            row.push(super::evidence::thin_percentiles(s).join(";"));
             w.write_record(&row).map_err(err)?;
         }
     }

@@ -1,18 +1,20 @@
-//! `report.html`: one self-contained page — inline CSS, inline SVG, no scripts, no network
-//! resources — so it can be mailed, archived or opened offline years later. Every piece of
-//! text that comes from inputs (scheme names, notes, configuration) is HTML-escaped.
+//! `report.html`: one self-contained page — inline CSS, inline SVG, one small inline script
+//! that sorts tables by column, no network resources — so it can be mailed, archived or
+//! opened offline years later (without the script the tables are merely unsorted). Every
+//! piece of text that comes from inputs (scheme names, notes, configuration) is
+//! HTML-escaped.
 //!
 //! Layout: results first. The first screen holds the title, workload, device, a one-line
-//! headline, the results table and then the figures; provenance detail (replay notes,
+//! headline (reads and writes), the results tables (`html_tables.rs`) and then the figures; provenance detail (replay notes,
 //! per-run cost, samples behind percentiles, configuration) sits below or in collapsed
 //! `<details>` blocks, because dozens of ingestion counters above the results pushed every
 //! number off the first screen.
 
 use super::baseline::{baseline_index, ratio};
+use super::evidence::{is_thin, THIN_MARK};
 use super::fmt::{ms3, ratio_str, sig3};
+use super::html_tables::{summary_tables_html, SORT_JS};
 use super::notes::sort_notes;
-use super::svg;
-use super::table::format_table;
 use super::CompareMeta;
 use crate::stats::RunReport;
 use std::fmt::Write as _;
@@ -47,6 +49,10 @@ pre{background:#f7f7f7;padding:10px;overflow-x:auto;font-size:13px}
 figure{margin:0;border:1px solid #ddd} figcaption{font-size:13px;padding:4px 8px;max-width:620px;color:#444}
 figure.full figcaption{max-width:1270px}
 .fig-error{color:#a00;padding:8px} td.bad{background:#fdd;color:#a00;font-weight:bold}
+table.sortable th{cursor:pointer} table.sortable th[data-dir=asc]::after{content:' ▲'}
+table.sortable th[data-dir=desc]::after{content:' ▼'} tbody tr:nth-child(even){background:#fafafa}
+span.thin{color:#a50;font-weight:bold} span.below{color:#05a} .marks{font-size:13px;color:#444;margin:4px 0}
+h3{margin:18px 0 6px;font-size:16px}
 ";
 
 /// Renders the whole page.
@@ -66,14 +72,14 @@ pub fn render_html(meta: &CompareMeta, reports: &[RunReport]) -> String {
     let _ = writeln!(h, "<h1>{}</h1>", escape_html(title));
     header(&mut h, meta, reports);
     notes(&mut h, meta, reports);
-    h.push_str("<h2>Latency and GC summary</h2>\n<pre>");
-    h.push_str(&escape_html(&format_table(reports)));
-    h.push_str("</pre>\n");
+    h.push_str("<h2>Latency and GC summary</h2>\n");
+    summary_tables_html(&mut h, reports);
     super::tail_table::tail_table_html(&mut h, reports);
     figures(&mut h, reports);
     runs(&mut h, reports);
     evidence(&mut h, reports);
     configuration(&mut h, meta, reports);
+    let _ = writeln!(h, "<script>{SORT_JS}</script>");
     h.push_str("</body>\n</html>\n");
     h
 }
@@ -99,10 +105,10 @@ fn header(h: &mut String, meta: &CompareMeta, reports: &[RunReport]) {
     );
 }
 
-/// One sentence: how many runs, the range of read p99.99 (against nogc when present),
-/// and any integrity violation, which would make every other number suspect.
+/// One sentence: how many runs, the range of read and of write p99.99 (each against nogc
+/// when present, thin values marked), and any integrity violation, which would make every
+/// other number suspect.
 pub(crate) fn headline(reports: &[RunReport]) -> String {
-    let with_reads: Vec<&RunReport> = reports.iter().filter(|r| r.reads.count > 0).collect();
     let mut s = format!(
         "{} run{}",
         reports.len(),
@@ -111,25 +117,41 @@ pub(crate) fn headline(reports: &[RunReport]) -> String {
     if reports.is_empty() {
         return s + ".";
     }
-    let best = with_reads.iter().min_by_key(|r| r.reads.p99_99_ns);
-    let worst = with_reads.iter().max_by_key(|r| r.reads.p99_99_ns);
-    if let (Some(b), Some(w)) = (best, worst) {
-        s += &format!(
-            ". Read p99.99 from {} ms ({}) to {} ms ({})",
-            ms3(b.reads.p99_99_ns as f64),
-            b.scheme,
-            ms3(w.reads.p99_99_ns as f64),
-            w.scheme
-        );
-        if let Some(base) = baseline_index(reports) {
-            let r = ratio(
-                w.reads.p99_99_ns as f64,
-                reports[base].reads.p99_99_ns as f64,
+    let mut any_thin = false;
+    for (noun, pick) in [
+        ("Read", (|r: &RunReport| &r.reads) as fn(&RunReport) -> &crate::stats::LatencySummary),
+        ("Write", |r: &RunReport| &r.writes),
+    ] {
+        let with: Vec<&RunReport> = reports.iter().filter(|r| pick(r).count > 0).collect();
+        let best = with.iter().min_by_key(|r| pick(r).p99_99_ns);
+        let worst = with.iter().max_by_key(|r| pick(r).p99_99_ns);
+        let (Some(b), Some(w)) = (best, worst) else {
+            s += &format!(". No {}s completed", noun.to_lowercase());
+            continue;
+        };
+        let mut val = |r: &RunReport| {
+            let thin = is_thin(pick(r), "p99.99");
+            any_thin |= thin;
+            format!("{} ms{}", ms3(pick(r).p99_99_ns as f64), if thin { THIN_MARK } else { "" })
+        };
+        if b.scheme == w.scheme {
+            s += &format!(". {noun} p99.99 {} ({})", val(b), b.scheme);
+        } else {
+            s += &format!(
+                ". {noun} p99.99 from {} ({}) to {} ({})",
+                val(b),
+                b.scheme,
+                val(w),
+                w.scheme
             );
+        }
+        if let Some(base) = baseline_index(reports) {
+            let r = ratio(pick(w).p99_99_ns as f64, pick(&reports[base]).p99_99_ns as f64);
             s += &format!(", worst = {} nogc", ratio_str(r));
         }
-    } else {
-        s += ". No reads completed";
+    }
+    if any_thin {
+        s += &format!(" ({THIN_MARK} fewer than {} samples)", super::evidence::THIN_SAMPLES);
     }
     let violations: u64 = reports.iter().map(|r| r.integrity.violations).sum();
     if violations > 0 {
@@ -193,7 +215,8 @@ fn runs(h: &mut String, reports: &[RunReport]) {
         "<h2>Runs</h2>\n<table>\n<tr><th>scheme</th><th>flashtail</th><th>seed</th>\
         <th>simulated time (s)</th><th>requests completed</th><th>reads checked</th>\
         <th>integrity violations</th><th>wall (s)</th><th>precondition (s)</th>\
-        <th>peak RSS (MiB)</th><th>events</th><th>simulated req/s</th></tr>\n",
+        <th title=\"the whole process's peak resident memory: runs of one comparison share one process\">\
+        process peak RSS (MiB, all runs)</th><th>events</th><th>simulated req/s</th></tr>\n",
     );
     for r in reports {
         let cells = [
@@ -259,7 +282,10 @@ fn evidence(h: &mut String, reports: &[RunReport]) {
             let samples: Vec<String> = s
                 .samples_at_or_above
                 .iter()
-                .map(|(k, n)| format!("{k}: {n}"))
+                .map(|(k, n)| {
+                    let mark = if is_thin(s, k) { THIN_MARK } else { "" };
+                    format!("{k}: {n}{mark}")
+                })
                 .collect();
             let _ = writeln!(
                 h,
@@ -276,59 +302,10 @@ fn evidence(h: &mut String, reports: &[RunReport]) {
 
 fn figures(h: &mut String, reports: &[RunReport]) {
     h.push_str("<h2>Figures</h2>\n<div class=\"figs\">\n");
-    let figs = [
-        (
-            false,
-            svg::cdf_svg(reports, "read", "reads"),
-            "Latency CDF of reads; further left is faster.",
-        ),
-        (
-            false,
-            svg::cdf_svg(reports, "write", "writes"),
-            "Latency CDF of writes.",
-        ),
-        (
-            false,
-            svg::tail_svg(reports, "read", "reads"),
-            "Tail of reads: the fraction of reads slower than each latency. GC-induced tails \
-             show as lines that stay high further to the right than nogc.",
-        ),
-        (
-            false,
-            svg::tail_svg(reports, "write", "writes"),
-            "Tail of writes, as above.",
-        ),
-        (
-            true,
-            svg::percentiles_svg(reports),
-            "Tail percentiles divided by the reference run's (1× = as fast; the black line). \
-             Bars start at the axis floor so a 1.0× bar stays visible; each bar is labelled \
-             with its ratio. Bars above 1× are slowdowns.",
-        ),
-        (
-            true,
-            svg::waits_svg(reports),
-            "Each bar shows a run's wait time split by cause, as shares of that run's total \
-             (every bar is 100%). Above each bar: the run's total wait in seconds (summed over \
-             sub-requests), so runs that waited far longer stand out, and the share of \
-             requests that waited behind a GC operation at least once.",
-        ),
-        (
-            true,
-            svg::free_blocks_svg(reports, svg::FreeSeries::MinPlane),
-            "Free blocks of the emptiest plane over simulated time: GC triggers per plane, so \
-             this is the series that meets the GC thresholds. The y axis is fitted to the data.",
-        ),
-        (
-            true,
-            svg::free_blocks_svg(reports, svg::FreeSeries::Total),
-            "Free blocks summed over all planes, over simulated time (y axis fitted to the data).",
-        ),
-    ];
-    for (full, fig, caption) in figs {
-        let class = if full { " class=\"full\"" } else { "" };
+    for fig in super::figures::figure_set(reports) {
+        let class = if fig.full { " class=\"full\"" } else { "" };
         let _ = write!(h, "<figure{class}>");
-        match fig {
+        match fig.svg {
             Ok(svg) => h.push_str(&svg),
             Err(e) => {
                 let _ = write!(
@@ -341,7 +318,7 @@ fn figures(h: &mut String, reports: &[RunReport]) {
         let _ = writeln!(
             h,
             "<figcaption>{}</figcaption></figure>",
-            escape_html(caption)
+            escape_html(fig.caption)
         );
     }
     h.push_str("</div>\n");

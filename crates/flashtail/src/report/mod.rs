@@ -4,14 +4,17 @@
 //!
 //! This module only presents numbers the simulator already computed; it never re-derives
 //! latency statistics from raw samples (it has none) and never runs a simulation.
-//! Ratios are taken against the run whose scheme is named `nogc` (the ideal baseline of
-//! `specs/01-baselines.md`), matched case-insensitively.
+//! Ratios are taken against the run whose scheme is named `nogc` (the ideal baseline: GC at no
+//! time cost), matched case-insensitively.
 
 mod baseline;
 mod csv_out;
 mod error;
+mod evidence;
+mod figures;
 mod fmt;
 mod html;
+mod html_tables;
 mod notes;
 mod svg;
 mod table;
@@ -21,6 +24,10 @@ mod warnings;
 pub use baseline::{baseline_index, ratio, BASELINE_SCHEME};
 pub use csv_out::{cdf_csv, summary_csv};
 pub use error::ReportError;
+pub use evidence::{
+    below_reference_reason, is_thin, mark_thin, thin_legend, thin_percentiles, THIN_MARK, THIN_SAMPLES,
+};
+pub use figures::{figure_set, svg_to_png, write_figures, Figure, FiguresWritten, PNG_SCALE};
 pub use fmt::{pct_count, waf_str};
 pub use html::{escape_html, render_html};
 pub use table::format_table;

@@ -1,7 +1,8 @@
 //! The plain-text comparison table for the terminal: a read table, a write table and a
 //! flash/GC table, each at most ~110 columns wide so it reads in a 120-column terminal.
 //! Latencies are in ms with 3 significant digits; when a `nogc` run is present each
-//! latency also carries its slowdown against it, e.g. `12.3 (8.1×)`.
+//! latency also carries its slowdown against it, e.g. `12.3 (8.1×)`. A percentile resting
+//! on fewer than ten samples carries `†` (explained under the table).
 
 use super::baseline::{baseline_index, ratio};
 use super::csv_out::StatFn;
@@ -28,6 +29,7 @@ pub fn format_table(reports: &[RunReport]) -> String {
         None => "ms; no nogc run, so no ratios",
     };
     let mut out = String::new();
+    let mut any_thin = false;
     for (title, pick) in [
         (
             "Reads",
@@ -43,8 +45,10 @@ pub fn format_table(reports: &[RunReport]) -> String {
             .map(|r| {
                 let s = pick(r);
                 let mut row = vec![r.scheme.clone(), s.count.to_string()];
-                for (_, get) in LAT_COLS {
+                for (name, get) in LAT_COLS {
                     let v = get(s);
+                    let thin = super::evidence::is_thin(s, name);
+                    any_thin |= thin;
                     let cell = match base {
                         Some(b) => {
                             format!(
@@ -55,13 +59,17 @@ pub fn format_table(reports: &[RunReport]) -> String {
                         }
                         None => ms3(v),
                     };
-                    row.push(cell);
+                    row.push(if thin { cell + super::evidence::THIN_MARK } else { cell });
                 }
                 row
             })
             .collect();
         out.push_str(&render(&headers, rows));
         out.push('\n');
+    }
+    if any_thin {
+        out.push_str(&super::evidence::thin_legend());
+        out.push_str("\n\n");
     }
     out.push_str("Flash and GC\n");
     let headers = [

@@ -119,11 +119,11 @@ pub(super) fn tail_table_html(h: &mut String, reports: &[RunReport]) {
     h.push_str("<h2>Why the tail was slow</h2>\n<p>Requests at or above p99.9 of their class, and the largest share of \
                 their latency: a wait cause, or <code>service</code> (time no wait accounts for). Waits are summed over \
                 a request's pages and scaled down where they overlap; every band and cause is in \
-                <code>summary.json</code> (<code>tail</code>).</p>\n<table>\n<tr>");
+                <code>summary.json</code> (<code>tail</code>).</p>\n<table class=\"sortable\">\n<thead><tr>");
     for hd in HEADERS {
         let _ = write!(h, "<th>{}</th>", escape_html(hd));
     }
-    h.push_str("</tr>\n");
+    h.push_str("</tr></thead>\n<tbody>\n");
     for row in rows(reports) {
         h.push_str("<tr>");
         for (i, cell) in row.iter().enumerate() {
@@ -132,7 +132,7 @@ pub(super) fn tail_table_html(h: &mut String, reports: &[RunReport]) {
         }
         h.push_str("</tr>\n");
     }
-    h.push_str("</table>\n");
+    h.push_str("</tbody>\n</table>\n");
     if let Some(n) = partial_note(reports) {
         let _ = writeln!(h, "<p>{}</p>", escape_html(&n));
     }

@@ -21,7 +21,7 @@ pub enum TxnKind {
     GcCopyback,
     /// Block erase: a command on the channel, then tBERS.
     Erase,
-    /// A page read for its fingerprint (content-aware schemes, spec 04): SplitGC's read
+    /// A page read for its fingerprint (content-aware schemes, the SplitGC paper): SplitGC's read
     /// scrub, or CAGC's GC read of a page it then need not write. tR, then out to the
     /// controller.
     Fingerprint,
@@ -387,7 +387,7 @@ impl Txn {
 
     /// Priority class for a busy channel's queue (lowest first, then arrival): host reads,
     /// host writes, GC, then background work. The read scrub is "a background, low-priority
-    /// task" (SplitGC §3.2, shared/specs/04-splitgc.md) and deferred writes are done "during
+    /// task" (SplitGC §3.2) and deferred writes are done "during
     /// idle time" (§3.3): in the class of GC, a plane's GC copies queued behind other planes'
     /// scrub transfers, and plane-blocking GC took several times as long. A background
     /// transaction may wait in a lower class than this one: the engine lends it the class of

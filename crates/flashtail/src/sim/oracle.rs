@@ -6,7 +6,7 @@
 //! "Accepted" = the write has been mapped (it may still be in flight, served from controller
 //! memory). Preconditioned data is version 1; never-written pages are version 0.
 //!
-//! Content-aware schemes (spec 04) also read a logical page from *another* logical page's
+//! Content-aware schemes (SplitGC paper) also read a logical page from *another* logical page's
 //! physical copy of the same content. For them the oracle keeps, besides versions, the
 //! content id of each logical page's newest write and of each physical page's data, and
 //! checks such a read by content: the page read must hold exactly the content last written

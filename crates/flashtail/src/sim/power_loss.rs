@@ -1,5 +1,5 @@
 //! Power-loss audits: what the host was promised, checked against what a recovery would find
-//! if power failed at a given instant (spec 00, "Correctness": data integrity across power
+//! if power failed at a given instant (a simulator requirement: data integrity across power
 //! loss).
 //!
 //! The model of a power loss (the engine's `power_loss` module collects what survives):
@@ -14,7 +14,7 @@
 //!   mapping by scanning the spare areas and keeping each logical page's newest version;
 //! - capacitor-backed memory survives: ttFlash's stripe buffer (FAST'17 §4.4) holds its dirty
 //!   pages and the flushed pages whose programs have not finished; the content-aware schemes'
-//!   tables (spec 04, SplitGC §3.3: flushed by supercapacitor) keep each logical page mapped
+//!   tables (SplitGC §3.3: flushed by supercapacitor) keep each logical page mapped
 //!   to a content instead of a page (SplitGC's deferred pages, CAGC's shared ones), which
 //!   recovery reads from any listed copy of that content whose program finished and whose
 //!   block's erase was not issued (these schemes are audited with protection only: the
@@ -77,7 +77,7 @@ impl Refusal {
     pub fn message(self, name: &str, what: &str, verb: &str) -> String {
         match self {
             Refusal::ContentUnprotected => format!(
-                "scheme '{name}': the content-aware schemes' tables are flushed by supercapacitor at a power loss (spec 04), \
+                "scheme '{name}': the content-aware schemes' tables are flushed by supercapacitor at a power loss (SplitGC paper), \
                  which a device without power-loss protection does not have: {verb} it with ftl.power_loss_protection on"
             ),
             Refusal::InstantReclaimUnprotected => format!(

@@ -4,6 +4,6 @@ pub mod latency;
 pub mod process;
 pub mod report;
 pub mod tail;
-pub use latency::{LatencyMode, LatencyRecorder};
+pub use latency::{LatencyMode, LatencyRecorder, PERCENTILES};
 pub use report::*;
 pub use tail::{TailBand, TailClass, TailKeeper, TailReport, TailRequest};

@@ -26,7 +26,7 @@ pub fn process_cpu_seconds() -> Option<f64> {
 
 /// The machine a measurement was taken on, for the record next to the timings: the same
 /// simulation runs at very different speeds on different CPUs, and on a shared machine with
-/// other work running (docs/performance.md, "Eighth session"). Fields read as `None` where the
+/// other work running (docs/performance.md). Fields read as `None` where the
 /// platform does not report them (Linux `/proc/cpuinfo` and `/proc/loadavg`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostInfo {

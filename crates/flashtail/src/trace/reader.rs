@@ -547,7 +547,7 @@ impl RequestSource for TraceReader {
             }
         }
         if !c.sample.is_empty() {
-            let s: Vec<String> = c.sample.iter().map(|(l, r)| format!("{l} ({r})")).collect();
+            let s: Vec<String> = c.sample.iter().map(|(l, r)| format!("line {l} ({r})")).collect();
             v.push(("skipped_lines".to_string(), s.join("; ")));
         }
         if let Some(n) = &self.unit_note {

@@ -271,7 +271,7 @@ impl GenConfig {
             return Err(invalid("align_bytes", format!("{align} must be a positive multiple of 512")));
         }
         if self.span_bytes == 0 {
-            return Err(invalid("span_bytes", "is 0: set it to the device's logical capacity (with_span / --span)"));
+            return Err(invalid("span_bytes", "is 0: set the address span (`flashtail gen --span-gib N` or `--span BYTES`; `run` and `compare` use the device's logical capacity)"));
         }
         if !self.span_bytes.is_multiple_of(align) {
             return Err(invalid("span_bytes", format!("{} is not a multiple of align_bytes {align}", self.span_bytes)));

@@ -4,7 +4,7 @@
 //! - `rlgc-*`: the rows of Table 1 of the RL-GC paper (seed 002, "Workload Characteristics"):
 //!   write ratio, mean inter-arrival time and mean request size are the paper's; everything
 //!   else is an assumption stated below.
-//! - `splitgc-*`: the FIU workloads of the SplitGC paper (spec 04) with their duplicate rates.
+//! - `splitgc-*`: the FIU workloads of the SplitGC paper (SplitGC paper) with their duplicate rates.
 //!
 //! Assumptions shared by the trace-like presets (not in the papers):
 //! - Arrivals: the FIU and MSR traces are bursty, so a mean interval M is realised as on/off
@@ -45,7 +45,7 @@ const RLGC_TABLE1: [(&str, f64, f64, f64); 9] = [
     ("oltp", 0.99, 84.0, 4.46),
 ];
 
-/// SplitGC FIU duplicate rates (spec 04).
+/// SplitGC FIU duplicate rates (SplitGC paper).
 const SPLITGC_DUPS: [(&str, f64); 6] = [
     ("home1", 0.453),
     ("home2", 0.336),
@@ -98,7 +98,7 @@ fn rlgc(name: &str) -> GenConfig {
 fn splitgc(name: &str) -> GenConfig {
     let dup = SPLITGC_DUPS.iter().find(|r| r.0 == name).map(|r| r.1).unwrap_or(0.0);
     let mut c = match name {
-        // Not in RL-GC Table 1: assumed 100 ms mean interval and mostly 4-8 KiB (spec 04);
+        // Not in RL-GC Table 1: assumed 100 ms mean interval and mostly 4-8 KiB (SplitGC paper);
         // write shares at the two ends of the spec's 70-99.9% range.
         "webresearch" | "webusers" => {
             let w = if name == "webresearch" { 0.999 } else { 0.70 };

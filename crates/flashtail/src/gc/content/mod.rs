@@ -1,4 +1,4 @@
-//! The content-aware schemes of spec 04: SplitGC (Nie et al., Electronics 2025) and its
+//! The content-aware schemes of the SplitGC paper: SplitGC (Nie et al., Electronics 2025) and its
 //! comparators DAGC and CAGC. Each is base (greedy, blocking) GC plus:
 //!
 //! - `splitgc`: read scrub fingerprints one group of blocks per pass (`scrub.rs`, Bloom
@@ -27,7 +27,7 @@ pub enum ContentKind {
     Dagc,
 }
 
-/// The knobs, with spec 04's values where it gives them.
+/// The knobs, with the SplitGC paper's values where it gives them.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ContentParams {
     /// Block groups (1/α; the paper: 10): one is fingerprinted per scrub pass.

@@ -1,4 +1,4 @@
-//! Victim rules of the content-aware schemes (spec 04).
+//! Victim rules of the content-aware schemes (SplitGC paper).
 //!
 //! - SplitGC (§3.3): the candidate with the fewest *non-duplicate* valid pages (duplicates
 //!   as the scrub last marked them); with no duplicate known, that is greedy. The paper

@@ -1,5 +1,5 @@
 //! `lazy-rtgc`: Lazy-RTGC (Zhang et al., ACM TODAES 2015) as the RL-GC paper runs it
-//! (shared/specs/01-baselines.md): while a plane has free blocks <= T_GC, one partial task
+//!: while a plane has free blocks <= T_GC, one partial task
 //! (`copies` copies, default 2, or the victim's erase) runs after each host write served on
 //! it; none after reads; intensive tasks at one free block until free > T_IGC.
 //! It does not look at idle time at all: that is the point of comparison.

@@ -3,7 +3,7 @@
 //!
 //! On multi-level cells a page's read and program times grow with its level (LSB .. TSB),
 //! so two blocks with the same number of valid pages can differ in migration time. The
-//! paper's victim cost (its Eq. 2-3, spec 05 "Victim cost") is
+//! paper's victim cost (its Eq. 2-3, the WLA-GC paper "Victim cost") is
 //! `Σ over valid pages (t_read(level) + t_program(level)) + t_erase`; vanilla GC picks by the
 //! count of valid pages alone (ties by block order), WLA-GC by the lowest cost.
 //!

@@ -1,5 +1,5 @@
-//! The Venice chip interconnect (Nadig et al., ISCA 2023, arXiv 2305.07768;
-//! shared/specs/06-venice-gc-bypass.md) and its GC-bypass extension (Nie et al., 2026).
+//! The Venice chip interconnect (Nadig et al., ISCA 2023, arXiv 2305.07768)
+//! and its GC-bypass extension (Nie et al., 2026).
 //!
 //! Models: a `rows` × `cols` 2D mesh of small routers, one beside each flash chip, whose
 //! links are circuit-switched: before a transfer a *scout* reserves a whole path (controller

@@ -50,7 +50,7 @@ pub(crate) fn cdf_svg(reports: &[RunReport], op: &str, noun: &str) -> Result<Str
         lines.draw(
             &mut chart,
             &plot,
-            |ms, p| (ms.max(lo), p.clamp(0.0, 1.0)),
+            |ms, p, _| (ms.max(lo), p.clamp(0.0, 1.0)),
             |(x, y)| (log_frac(x, lo, hi), y),
         )
     })
@@ -69,14 +69,15 @@ pub(crate) struct CdfLines<'r> {
 }
 
 impl CdfLines<'_> {
-    /// `point(ms, cumulative fraction)` gives a CDF point's chart coordinates, `unit` maps
+    /// `point(ms, cumulative fraction, requests of the class in the run)` gives a CDF
+    /// point's chart coordinates, `unit` maps
     /// chart coordinates onto the unit square (for thinning and marker spacing). With no
     /// data for the class in any run, the figure says so instead.
     pub fn draw<'a, X, Y>(
         &self,
         chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
         plot: &Area<'_>,
-        point: impl Fn(f64, f64) -> (f64, f64),
+        point: impl Fn(f64, f64, u64) -> (f64, f64),
         unit: impl Fn((f64, f64)) -> (f64, f64) + Copy,
     ) -> DrawResult
     where
@@ -90,7 +91,8 @@ impl CdfLines<'_> {
                 continue;
             }
             any = true;
-            let line = pts.iter().map(|&(ns, p)| point(ns as f64 / NS_PER_MS, p));
+            let n = crate::report::csv_out::summary_of(r, self.op).count;
+            let line = pts.iter().map(|&(ns, p)| point(ns as f64 / NS_PER_MS, p, n));
             let line = steps(thin(line, unit).into_iter());
             if let [only] = line.as_slice() {
                 // One point draws no line: mark it instead.

@@ -6,7 +6,8 @@
 //! every scheme as the same flat line. The time unit (µs, ms or s) follows the run length
 //! so tick labels stay short. The main panel also draws the GC soft threshold (GC starts
 //! on a plane when its free blocks fall below it) when the runs' configurations carry a
-//! device; the axis is extended to include it, since closeness to it is the point.
+//! device; the axis is extended to include it, since closeness to it is the point. Its
+//! label sits in the right margin, level with the line, where no data line can run.
 
 use super::{
     draw_line, frame, line_styles, marker_points_x, note, render, scheme_entries_with_data,
@@ -35,6 +36,9 @@ impl FreeSeries {
         }
     }
 }
+
+/// Right margin holding the threshold's label when one is drawn (pixels).
+const THRESHOLD_LABEL_PX: u32 = 140;
 
 /// Height of the second (total) panel: context, so smaller than the main one.
 const TOTAL_HEIGHT: u32 = 330;
@@ -75,6 +79,7 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport], which: FreeSeries) -> Resul
         let plot = frame(root, title, &entries, Swatch::Line)?;
         let mut chart = ChartBuilder::on(&plot)
             .margin(12)
+            .margin_right(if thresholds.is_empty() { 12 } else { THRESHOLD_LABEL_PX })
             .x_label_area_size(48)
             .y_label_area_size(72)
             .build_cartesian_2d(0f64..x_hi, y_lo..y_hi)?;
@@ -99,16 +104,14 @@ pub(crate) fn free_blocks_svg(reports: &[RunReport], which: FreeSeries) -> Resul
         let grey = RGBColor(110, 110, 110);
         let label = TextStyle::from((FONT, 12).into_font())
             .color(&grey)
-            .pos(Pos::new(HPos::Left, VPos::Top));
+            .pos(Pos::new(HPos::Left, VPos::Center));
         for t in &thresholds {
             let y = f64::from(*t);
             chart.draw_series(LineSeries::new([(0.0, y), (x_hi, y)], grey.stroke_width(1)))?;
-            chart.draw_series([Text::new(
-                format!("GC soft threshold: GC starts when free < {t}"),
-                // Below the line, a third of the way in: clear of the start-up ramp.
-                (x_hi * 0.33, y - (y_hi - y_lo) * 0.025),
-                label.clone(),
-            )])?;
+            // In the right margin, level with the line: no data can be drawn there.
+            let (px, py) = chart.backend_coord(&(x_hi, y));
+            root.draw_text("GC soft threshold", &label, (px + 8, py - 8))?;
+            root.draw_text(&format!("(GC when free < {t})"), &label, (px + 8, py + 8))?;
         }
         let mut any = false;
         for (i, (r, st)) in reports.iter().zip(&styles).enumerate() {

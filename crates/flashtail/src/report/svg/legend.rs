@@ -1,7 +1,8 @@
 //! Figure frame: the title and a legend strip above the plot area (wrapping into rows
-//! when names do not fit), so a legend never covers data.
+//! when names do not fit), so a legend never covers data; and how a bar is painted in a
+//! scheme's look (colour, hatching, marker), the same in the legend as in the chart.
 
-use super::style::{line_styles, marker_shape, LineStyle};
+use super::style::{line_styles, marker_shape, LineStyle, Pattern, DASH};
 use super::{Area, FONT};
 use crate::stats::RunReport;
 use plotters::prelude::*;
@@ -78,10 +79,12 @@ pub(crate) fn frame<'a>(
         match swatch {
             // The same width and marker as the drawn line, so entries match what is seen.
             Swatch::Line => {
-                strip.draw(&PathElement::new(
-                    vec![(x, y), (x + SWATCH, y)],
-                    st.color.stroke_width(st.width),
-                ))?;
+                let stroke = st.color.stroke_width(st.width);
+                let ends = vec![(x, y), (x + SWATCH, y)];
+                match st.pattern {
+                    Pattern::Solid => strip.draw(&PathElement::new(ends, stroke))?,
+                    Pattern::Dashed => strip.draw(&plotters::element::DashedPathElement::new(ends, DASH.0, DASH.1, stroke))?,
+                }
                 if let Some(m) = st.marker {
                     strip.draw(
                         &(EmptyElement::at((x + SWATCH / 2, y))
@@ -89,12 +92,86 @@ pub(crate) fn frame<'a>(
                     )?;
                 }
             }
-            Swatch::Box => strip.draw(&Rectangle::new(
-                [(x + 2, y - 7), (x + 16, y + 7)],
-                st.color.filled(),
-            ))?,
+            Swatch::Box => paint_bar(&strip, (x + 2, y - 8, x + 22, y + 8), st, false)?,
         }
         strip.draw_text(name, &style, (x + SWATCH + 8, y))?;
     }
     Ok(plot)
+}
+
+/// Spacing of a hatched bar's white diagonals (pixels).
+const HATCH_PX: i32 = 6;
+
+/// The segments of lines `x + y = c`, every `spacing` pixels, inside the rectangle
+/// `(left, top, right, bottom)`: the hatching of a bar.
+pub(crate) fn hatch_segments(
+    (l, t, r, b): (i32, i32, i32, i32),
+    spacing: i32,
+) -> Vec<((i32, i32), (i32, i32))> {
+    let mut out = Vec::new();
+    let mut c = l + t + spacing;
+    while c < r + b {
+        let (x_lo, x_hi) = ((c - b).max(l), (c - t).min(r));
+        if x_lo < x_hi {
+            out.push(((x_lo, c - x_lo), (x_hi, c - x_hi)));
+        }
+        c += spacing;
+    }
+    out
+}
+
+/// Paints a bar of scheme look `st` into pixel rectangle `(left, top, right, bottom)` of
+/// `area`: filled in its colour, hatched with white diagonals for dashed schemes, its
+/// marker in white near the foot (when the bar is wide enough to hold it), and, for a
+/// `broken` bar (its value below the axis), a white zig-zag across it.
+pub(crate) fn paint_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    (l, t, r, b): (i32, i32, i32, i32),
+    st: &LineStyle,
+    broken: bool,
+) -> Result<(), Box<dyn Error>>
+where
+    DB::ErrorType: 'static,
+{
+    let (t, b) = (t.min(b), t.max(b));
+    area.draw(&Rectangle::new([(l, t), (r, b)], st.color.filled()))?;
+    if st.pattern == Pattern::Dashed {
+        for (p, q) in hatch_segments((l, t, r, b), HATCH_PX) {
+            area.draw(&PathElement::new(vec![p, q], WHITE.stroke_width(2)))?;
+        }
+    }
+    if let Some(m) = st.marker {
+        if r - l >= 9 && b - t >= 12 {
+            let centre = ((l + r) / 2, b - (b - t).min(14) / 2);
+            area.draw(&(EmptyElement::at(centre) + Polygon::new(marker_shape(m), WHITE.filled())))?;
+        }
+    }
+    if broken {
+        let y = (t + b) / 2;
+        let zig: Vec<(i32, i32)> = (0..=((r - l) / 3).max(1))
+            .map(|k| (l + 3 * k, y + if k % 2 == 0 { -2 } else { 2 }))
+            .collect();
+        area.draw(&PathElement::new(zig, WHITE.stroke_width(2)))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hatching_stays_inside_the_bar() {
+        let segs = hatch_segments((0, 0, 10, 20), 6);
+        assert!(!segs.is_empty());
+        for ((x0, y0), (x1, y1)) in &segs {
+            for (x, y) in [(x0, y0), (x1, y1)] {
+                assert!((0..=10).contains(x) && (0..=20).contains(y), "{x},{y}");
+            }
+            // Each is a diagonal x + y = c.
+            assert_eq!(x0 + y0, x1 + y1);
+        }
+        // Lines every 6 px of x + y from 6 to 24: 6, 12, 18, 24.
+        assert_eq!(segs.len(), 4);
+    }
 }

@@ -1,6 +1,6 @@
 //! The report's figures, each rendered by plotters' SVG backend into a `String` that the
-//! HTML page inlines. One file per figure; this file holds what they share: the per-scheme
-//! colours (identical in every figure), log-axis ticks and the render wrapper.
+//! HTML page inlines. One file per figure; this file holds what they share: the render
+//! wrapper, line drawing in a scheme's style (`style.rs`) and notes.
 //!
 //! Figures never fail the report: a figure that cannot be drawn becomes a short note in
 //! the page (see `render`), because losing the tables over one bad chart helps nobody.
@@ -23,10 +23,9 @@ pub(crate) use waits::waits_svg;
 
 use legend::{frame, scheme_entries, scheme_entries_with_data, Swatch};
 use scale::{log_frac, log_ticks, nice_log_range};
-use style::{line_styles, marker_points, marker_points_x, marker_shape, LineStyle};
+use style::{line_styles, marker_points, marker_points_x, marker_shape, LineStyle, Pattern, DASH};
 use thin::{steps, thin, thin_timeline};
 
-use crate::stats::RunReport;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -45,37 +44,6 @@ pub(crate) const FONT: &str = "sans-serif";
 
 /// Minor grid lines: barely visible, so data lines dominate.
 pub(crate) const LIGHT_GRID: RGBColor = RGBColor(246, 246, 246);
-
-/// Colour-blind-safe palette (Okabe–Ito, then a few distinct extras) for non-baseline
-/// schemes, in the order they appear; `nogc` is always black so the reference stands out.
-const PALETTE: [RGBColor; 9] = [
-    RGBColor(0, 114, 178),
-    RGBColor(213, 94, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(204, 121, 167),
-    RGBColor(230, 159, 0),
-    RGBColor(86, 180, 233),
-    RGBColor(120, 94, 240),
-    RGBColor(140, 86, 75),
-    RGBColor(150, 150, 150),
-];
-
-/// One colour per report, stable across every figure of the page.
-pub(crate) fn scheme_colors(reports: &[RunReport]) -> Vec<RGBColor> {
-    let mut next = 0;
-    reports
-        .iter()
-        .map(|r| {
-            if r.scheme.eq_ignore_ascii_case(super::BASELINE_SCHEME) {
-                BLACK
-            } else {
-                let c = PALETTE[next % PALETTE.len()];
-                next += 1;
-                c
-            }
-        })
-        .collect()
-}
 
 /// Draws a figure of `size` with `draw` and returns the SVG text, or a message saying why
 /// it could not be drawn. Panics inside the plotting library are caught for the same
@@ -110,7 +78,15 @@ where
     X: Ranged<ValueType = f64>,
     Y: Ranged<ValueType = f64>,
 {
-    chart.draw_series(LineSeries::new(line, st.color.stroke_width(st.width)))?;
+    let stroke = st.color.stroke_width(st.width);
+    match st.pattern {
+        Pattern::Solid => {
+            chart.draw_series(LineSeries::new(line, stroke))?;
+        }
+        Pattern::Dashed => {
+            chart.draw_series(DashedLineSeries::new(line, DASH.0, DASH.1, stroke))?;
+        }
+    }
     if let Some(m) = st.marker {
         chart.draw_series(
             markers
@@ -129,20 +105,4 @@ pub(crate) fn note(area: &Area<'_>, text: &str) -> DrawResult {
         .pos(Pos::new(HPos::Center, VPos::Center));
     area.draw_text(text, &style, (w as i32 / 2, h as i32 / 2))?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn baseline_is_black_and_others_distinct() {
-        let mk = |s: &str| RunReport {
-            scheme: s.into(),
-            ..Default::default()
-        };
-        let c = scheme_colors(&[mk("base"), mk("nogc"), mk("ttflash")]);
-        assert_eq!(c[1], BLACK);
-        assert_ne!(c[0], c[2]);
-    }
 }

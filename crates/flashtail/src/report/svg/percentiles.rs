@@ -7,11 +7,21 @@
 //! visible height, or it looks missing. The 1× line marks "as fast as the reference", and
 //! every bar carries its value (written upright while bars are wide enough, rotated
 //! otherwise). A missing ratio (reference value 0) draws no bar.
+//!
+//! Bars are told apart by more than colour: each carries its scheme's marker in white at
+//! its foot, and schemes past the tenth are hatched (the legend shows the same), so up to
+//! twenty schemes stay distinct. The floor never goes below [`RATIO_FLOOR`]: a ratio
+//! below it (ttFlash's 1 µs buffered writes are 0.0001× nogc) would otherwise squeeze
+//! every other bar into the top of the chart; such a bar is drawn as a short stub with a
+//! white break across it and keeps its true value as its label. A value resting on fewer
+//! than ten samples carries the thin mark (†).
 
+use super::legend::paint_bar;
 use super::{
-    frame, log_ticks, note, render, scheme_colors, scheme_entries, Swatch, FONT, FULL, LIGHT_GRID,
+    frame, line_styles, log_ticks, note, render, scheme_entries, Swatch, FONT, FULL, LIGHT_GRID,
 };
 use crate::report::baseline::{baseline_index, ratio};
+use crate::report::evidence::is_thin;
 use crate::report::fmt::{axis_num, ratio_label};
 use crate::stats::{LatencySummary, RunReport};
 use plotters::prelude::*;
@@ -20,14 +30,18 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 type Pick = fn(&RunReport) -> &LatencySummary;
 type Stat = fn(&LatencySummary) -> u64;
 
-const GROUPS: [(&str, Pick, Stat); 6] = [
-    ("reads p99", |r| &r.reads, |s| s.p99_ns),
-    ("reads p99.9", |r| &r.reads, |s| s.p99_9_ns),
-    ("reads p99.99", |r| &r.reads, |s| s.p99_99_ns),
-    ("writes p99", |r| &r.writes, |s| s.p99_ns),
-    ("writes p99.9", |r| &r.writes, |s| s.p99_9_ns),
-    ("writes p99.99", |r| &r.writes, |s| s.p99_99_ns),
+/// Group label, request class, statistic and the statistic's percentile name.
+const GROUPS: [(&str, Pick, Stat, &str); 6] = [
+    ("reads p99", |r| &r.reads, |s| s.p99_ns, "p99"),
+    ("reads p99.9", |r| &r.reads, |s| s.p99_9_ns, "p99.9"),
+    ("reads p99.99", |r| &r.reads, |s| s.p99_99_ns, "p99.99"),
+    ("writes p99", |r| &r.writes, |s| s.p99_ns, "p99"),
+    ("writes p99.9", |r| &r.writes, |s| s.p99_9_ns, "p99.9"),
+    ("writes p99.99", |r| &r.writes, |s| s.p99_99_ns, "p99.99"),
 ];
+
+/// The lowest ratio the axis shows; smaller ratios are drawn as broken stubs at it.
+pub(crate) const RATIO_FLOOR: f64 = 0.1;
 
 /// Horizontal coordinate units per group: plotters formats custom integer ticks, so
 /// bars are placed on an integer axis fine enough for sub-pixel placement.
@@ -38,17 +52,17 @@ const SLOT: i32 = 10_000;
 const MAX_UPRIGHT_LABELS: usize = 6;
 
 /// Axis bounds for ratios `values`: a 1-2-5 floor at most 0.5× and below the smallest
-/// ratio, and a ceiling leaving room for the labels above the tallest bar.
+/// ratio (but not below [`RATIO_FLOOR`]), and a ceiling leaving room for the labels above the tallest bar.
 pub(crate) fn ratio_range(values: &[f64], rotated: bool) -> (f64, f64) {
     let min = values.iter().copied().fold(1.0f64, f64::min);
     let max = values.iter().copied().fold(1.0f64, f64::max);
     let (lo, _) = super::nice_log_range([min / 1.5, 0.5].into_iter(), (0.5, 1.0));
     let head = if rotated { 4.0 } else { 2.0 };
-    (lo.min(0.5), (max * head).max(2.0))
+    (lo.clamp(RATIO_FLOOR, 0.5), (max * head).max(2.0))
 }
 
 pub(crate) fn percentiles_svg(reports: &[RunReport]) -> Result<String, String> {
-    let colors = scheme_colors(reports);
+    let styles = line_styles(reports);
     let reference = baseline_index(reports).unwrap_or(0);
     let caption = match (baseline_index(reports), reports.get(reference)) {
         (Some(_), _) => "Tail percentiles relative to nogc".to_string(),
@@ -58,7 +72,7 @@ pub(crate) fn percentiles_svg(reports: &[RunReport]) -> Result<String, String> {
     // ratios[g][s]: group g, scheme s.
     let ratios: Vec<Vec<Option<f64>>> = GROUPS
         .iter()
-        .map(|(_, pick, stat)| {
+        .map(|(_, pick, stat, _)| {
             reports
                 .iter()
                 .map(|r| {
@@ -119,23 +133,41 @@ pub(crate) fn percentiles_svg(reports: &[RunReport]) -> Result<String, String> {
         };
         // A little air between a bar's top and its label (a factor: the axis is log).
         let gap = (hi / lo).powf(0.01);
-        for (s, c) in colors.iter().enumerate() {
+        let clipped = all.iter().any(|v| *v < lo);
+        // A clipped bar's stub: a few percent of the axis' height above the floor.
+        let stub = lo * (hi / lo).powf(0.04);
+        for (s, st) in styles.iter().enumerate() {
             let bars: Vec<_> = ratios
                 .iter()
                 .enumerate()
                 .filter_map(|(g, row)| row[s].map(|v| (g, v)))
                 .collect();
             let x0 = |g: usize| g as i32 * SLOT + SLOT / 10 + s as i32 * width;
+            for &(g, v) in &bars {
+                let top = chart.backend_coord(&(x0(g), v.max(stub)));
+                let foot = chart.backend_coord(&(x0(g) + width * 9 / 10, lo));
+                paint_bar(root, (top.0, top.1, foot.0, foot.1), st, v < lo)?;
+            }
             chart.draw_series(bars.iter().map(|&(g, v)| {
-                Rectangle::new([(x0(g), lo), (x0(g) + width * 9 / 10, v)], c.filled())
-            }))?;
-            chart.draw_series(bars.iter().map(|&(g, v)| {
+                let (_, pick, _, pct) = GROUPS[g];
+                let thin = if is_thin(pick(&reports[s]), pct) { "†" } else { "" };
                 Text::new(
-                    ratio_label(v),
-                    (x0(g) + width * 9 / 20, v * gap),
+                    format!("{}{thin}", ratio_label(v)),
+                    (x0(g) + width * 9 / 20, v.max(stub) * gap),
                     label_style.clone(),
                 )
             }))?;
+        }
+        if clipped {
+            let style = TextStyle::from((FONT, 12).into_font())
+                .color(&RGBColor(90, 90, 90))
+                .pos(Pos::new(HPos::Right, VPos::Top));
+            let (w, _) = plot.dim_in_pixel();
+            plot.draw_text(
+                &format!("broken bars: below {}×, value in label", axis_num(lo)),
+                &style,
+                (w as i32 - 16, 14),
+            )?;
         }
         Ok(())
     })
@@ -151,7 +183,9 @@ mod tests {
         assert_eq!(ratio_range(&[1.0, 30.0], false), (0.5, 60.0));
         assert_eq!(ratio_range(&[1.0, 30.0], true), (0.5, 120.0));
         // 0.01× / 1.5 = 0.0067 → floor on the 1-2-5 step below it.
-        assert_eq!(ratio_range(&[0.01, 1.0], false), (0.005, 2.0));
+        assert_eq!(ratio_range(&[0.3, 1.0], false), (0.2, 2.0));
+        // 0.0001× (a write buffer's 1 µs writes) stops at the floor, not at 0.00005×.
+        assert_eq!(ratio_range(&[0.0001, 1.0], false), (RATIO_FLOOR, 2.0));
         assert_eq!(ratio_range(&[], false), (0.5, 2.0));
     }
 }

@@ -1,19 +1,27 @@
-//! How each scheme's line looks in the line figures (CDF, tail, free blocks) and in their
-//! legends. Two runs often produce identical curves (e.g. schemes that never trigger GC on
-//! a light trace), and a plain later line would hide the earlier one completely. So lines
-//! drawn later are thinner than earlier ones (a thick line shows as a rim around a thin one
-//! on top) and every scheme carries its own marker shape at staggered positions along its
-//! curve, so each stays visible where curves coincide. The legend draws the same width and
+//! How each scheme looks in every figure and legend: a colour, a line pattern (solid or
+//! dashed; bars: plain or hatched) and a marker shape, all assigned by the scheme's index
+//! among the non-reference runs of the set, so one scheme looks the same in every figure
+//! of a report. The ten colours are colour-blind safe (Okabe–Ito's seven minus yellow,
+//! plus three of Paul Tol's "muted" set); the first ten schemes are solid, the next ten
+//! dashed (hatched bars), and the seven marker shapes cycle independently, so the first
+//! twenty schemes differ in colour × pattern and every scheme differs from its colour-mates
+//! in marker as well. `nogc`, the reference, is always black and solid.
+//!
+//! Two runs often produce identical curves (e.g. schemes that never trigger GC on a light
+//! trace), and a plain later line would hide the earlier one completely. So lines drawn
+//! later are thinner than earlier ones (a thick line shows as a rim around a thin one on
+//! top) and every scheme's markers sit at staggered positions along its curve, so each
+//! stays visible where curves coincide. The legend draws the same width, pattern and
 //! marker, so what the reader matches is what is drawn.
 //!
-//! Pure positions (`marker_points`) are separate from drawing (`marker`) so they can be
-//! tested without rendering.
+//! Pure positions (`marker_points`) are separate from drawing so they can be tested
+//! without rendering.
 
-use super::scheme_colors;
+use crate::report::BASELINE_SCHEME;
 use crate::stats::RunReport;
 use plotters::prelude::*;
 
-/// A marker shape drawn at a few points along a line.
+/// A marker shape drawn at a few points along a line (and on each bar).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Marker {
     Circle,
@@ -22,17 +30,46 @@ pub(crate) enum Marker {
     Diamond,
     Cross,
     TriangleDown,
+    Saltire,
 }
 
-/// Shapes in the order schemes receive them (cycled beyond six).
-const MARKERS: [Marker; 6] = [
+/// Shapes in the order schemes receive them (cycled beyond seven; seven is coprime with
+/// the ten colours, so colour-mates never share a shape).
+const MARKERS: [Marker; 7] = [
     Marker::Circle,
     Marker::Triangle,
     Marker::Square,
     Marker::Diamond,
     Marker::Cross,
     Marker::TriangleDown,
+    Marker::Saltire,
 ];
+
+/// Colour-blind-safe palette for the non-reference schemes, in the order they appear.
+pub(crate) const PALETTE: [RGBColor; 10] = [
+    RGBColor(0, 114, 178),   // Okabe–Ito blue
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(51, 34, 136),   // Tol indigo
+    RGBColor(136, 34, 85),   // Tol wine
+    RGBColor(153, 153, 51),  // Tol olive
+    RGBColor(110, 110, 110), // grey
+];
+
+/// Line pattern (and, for bars, fill pattern) of a scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pattern {
+    /// Solid line; plain filled bar.
+    Solid,
+    /// Dashed line; bar hatched with white diagonals.
+    Dashed,
+}
+
+/// Dash length and gap of a dashed line, in pixels.
+pub(crate) const DASH: (u32, u32) = (9, 5);
 
 /// Stroke widths (px) by drawing order: first lines thickest, the rest 2 px.
 const WIDTHS: [u32; 2] = [5, 3];
@@ -49,8 +86,9 @@ const MARKER_PX: i32 = 4;
 pub(crate) struct LineStyle {
     pub color: RGBColor,
     pub width: u32,
-    /// `None` for entries that are not lines (bar legends use only the colour).
+    /// `None` for entries that are not schemes (the wait causes' legend).
     pub marker: Option<Marker>,
+    pub pattern: Pattern,
 }
 
 impl LineStyle {
@@ -60,19 +98,59 @@ impl LineStyle {
             color,
             width: 3,
             marker: None,
+            pattern: Pattern::Solid,
         }
     }
 }
 
+/// The colour, pattern and marker of the scheme at `slot`: `None` for the reference run
+/// (black, solid, circle), `Some(k)` for the k-th other scheme of the set.
+pub(crate) fn scheme_look(slot: Option<usize>) -> (RGBColor, Pattern, Marker) {
+    match slot {
+        None => (BLACK, Pattern::Solid, Marker::Circle),
+        Some(k) => (
+            PALETTE[k % PALETTE.len()],
+            if (k / PALETTE.len()) & 1 == 0 { Pattern::Solid } else { Pattern::Dashed },
+            MARKERS[(k + 1) % MARKERS.len()],
+        ),
+    }
+}
+
+/// Each report's slot: `None` for the `nogc` reference, else its index among the others.
+fn slots(reports: &[RunReport]) -> Vec<Option<usize>> {
+    let mut next = 0;
+    reports
+        .iter()
+        .map(|r| {
+            if r.scheme.eq_ignore_ascii_case(BASELINE_SCHEME) {
+                None
+            } else {
+                next += 1;
+                Some(next - 1)
+            }
+        })
+        .collect()
+}
+
+/// One colour per report, stable across every figure of the page.
+#[cfg(test)]
+fn scheme_colors(reports: &[RunReport]) -> Vec<RGBColor> {
+    slots(reports).into_iter().map(|s| scheme_look(s).0).collect()
+}
+
 /// One style per report, in report order (which is also drawing order).
 pub(crate) fn line_styles(reports: &[RunReport]) -> Vec<LineStyle> {
-    scheme_colors(reports)
+    slots(reports)
         .into_iter()
         .enumerate()
-        .map(|(i, color)| LineStyle {
-            color,
-            width: WIDTHS.get(i).copied().unwrap_or(MIN_WIDTH),
-            marker: Some(MARKERS[i % MARKERS.len()]),
+        .map(|(i, slot)| {
+            let (color, pattern, marker) = scheme_look(slot);
+            LineStyle {
+                color,
+                width: WIDTHS.get(i).copied().unwrap_or(MIN_WIDTH),
+                marker: Some(marker),
+                pattern,
+            }
         })
         .collect()
 }
@@ -185,6 +263,20 @@ pub(crate) fn marker_shape(m: Marker) -> Vec<(i32, i32)> {
         Marker::TriangleDown => vec![(0, s + 1), (s + 1, -s), (-s - 1, -s)],
         Marker::Square => vec![(-s, -s), (s, -s), (s, s), (-s, s)],
         Marker::Diamond => vec![(0, -s - 1), (s + 1, 0), (0, s + 1), (-s - 1, 0)],
+        Marker::Saltire => vec![
+            (0, -2),
+            (s - 1, -s - 1),
+            (s + 1, -s + 1),
+            (2, 0),
+            (s + 1, s - 1),
+            (s - 1, s + 1),
+            (0, 2),
+            (-s + 1, s + 1),
+            (-s - 1, s - 1),
+            (-2, 0),
+            (-s - 1, -s + 1),
+            (-s + 1, -s - 1),
+        ],
         Marker::Cross => vec![
             (-1, -s - 1),
             (1, -s - 1),
@@ -215,9 +307,30 @@ mod tests {
         let st = line_styles(&[mk("a"), mk("nogc"), mk("c"), mk("d")]);
         let widths: Vec<u32> = st.iter().map(|s| s.width).collect();
         assert_eq!(widths, [5, 3, 2, 2]);
-        assert_eq!(st[0].marker, Some(Marker::Circle));
+        assert_eq!(st[0].marker, Some(Marker::Triangle));
+        assert_eq!(st[1].marker, Some(Marker::Circle));
         assert_eq!(st[3].marker, Some(Marker::Diamond));
         assert_eq!(st[1].color, BLACK);
+    }
+
+    #[test]
+    fn twenty_schemes_differ_in_colour_and_pattern_and_colour_mates_in_marker() {
+        let looks: Vec<_> = (0..20).map(|k| scheme_look(Some(k))).collect();
+        for i in 0..looks.len() {
+            for j in 0..i {
+                assert_ne!((looks[i].0, looks[i].1), (looks[j].0, looks[j].1), "{i} {j}");
+                if looks[i].0 == looks[j].0 {
+                    assert_ne!(looks[i].2, looks[j].2, "{i} {j}");
+                }
+            }
+            assert_ne!(looks[i].0, BLACK);
+        }
+        assert_eq!(looks[9].1, Pattern::Solid);
+        assert_eq!(looks[10].1, Pattern::Dashed);
+        // The reference keeps its look whatever its position, and others keep their order.
+        let mk = |s: &str| RunReport { scheme: s.into(), ..Default::default() };
+        let c = scheme_colors(&[mk("base"), mk("nogc"), mk("ttflash")]);
+        assert_eq!(c, vec![PALETTE[0], BLACK, PALETTE[1]]);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! ttFlash's GC-tolerant flush (FAST'17 §4.4, shared/specs/02-ttflash.md): host writes land in
+//! ttFlash's GC-tolerant flush (FAST'17 §4.4): host writes land in
 //! capacitor-backed RAM — durable on arrival, so the request completes at once — grouped by
 //! RAIN stripe. When dirty pages pass 80% of the buffer, least-recently-used stripes are
 //! flushed whole: their dirty data pages plus one parity page. A partial stripe's parity needs

@@ -8,7 +8,7 @@
 //! fill, one `interconnect.hop_ns` per hop each; the data then moves at the channel rate.
 //! Flash array time holds no path (Venice §4).
 //!
-//! Who goes first (spec 06): Venice is fair, so waiting units retry in arrival order and
+//! Who goes first (Venice paper): Venice is fair, so waiting units retry in arrival order and
 //! GC transfers enter through the host controllers' ports like any other. With GC bypass,
 //! GC transfers enter through the GC controller's own ports; host I/O, GC reads and erase
 //! commands are high priority, GC write-back (the transfer into the destination page) is

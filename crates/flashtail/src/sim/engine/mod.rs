@@ -137,7 +137,7 @@ struct Counters {
     /// Total waits by cause but `power_cut` (`PowerCuts::wait_ns` keeps that one): the
     /// counters stay laid out as before cuts had a wait cause (one more entry here cost about
     /// 3 % of the reference benchmark's time in paired runs, with no more instructions: a
-    /// layout effect, `docs/performance.md`, twenty-eighth session).
+    /// layout effect, `docs/performance.md`).
     wait_ns: [u64; REQ_WAITS],
     stalled_writes: u64,
     held_writes: u64,

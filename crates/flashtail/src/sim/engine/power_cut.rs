@@ -1,5 +1,5 @@
-//! Enacted power loss, a "power cut" (`SimOptions::power_cut_at`, spec 00 "Correctness":
-//! reads are checked across power loss). Where an audit (`power_loss`) only asks what a
+//! Enacted power loss, a "power cut" (`SimOptions::power_cut_at`; a
+//! simulator requirement: reads are checked across power loss). Where an audit (`power_loss`) only asks what a
 //! recovery would find, a cut lets the run go on from it, so every later read is checked
 //! against the recovered state.
 //!
@@ -37,7 +37,7 @@
 //! during the recovery (`sim::requests::W_CUT`).
 //!
 //! The content-aware schemes (splitgc, cagc, dagc) keep their content tables: the
-//! supercapacitor flushes them at a power loss (spec 04, "Crash consistency"), so a logical
+//! supercapacitor flushes them at a power loss (the SplitGC paper, "Crash consistency"), so a logical
 //! page mapped to a content stays mapped to it, and the tables drop only the pages flash lost
 //! (`ftl::recovery`); their volatile work (scrub pass, SplitGC's waiting queue, Bloom filter,
 //! transactions) is lost and re-derived from the tables (`content_path::power_cut`, which

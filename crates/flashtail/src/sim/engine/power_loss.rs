@@ -4,7 +4,7 @@
 //! with power-loss protection (`ftl.power_loss_protection`, the default) also the host
 //! writes whose programs are under way, which the capacitors let the controller finish; and
 //! ttFlash's capacitor-backed stripe buffer (its dirty pages, and the flushed pages it keeps
-//! until their programs finish); and the content-aware schemes' tables, which spec 04 has
+//! until their programs finish); and the content-aware schemes' tables, which the SplitGC paper has
 //! flushed by supercapacitor: a logical page mapped to a content instead of a page (SplitGC's
 //! deferred pages, CAGC's shared ones) is recovered from any listed copy of it that survives.
 //!
@@ -132,7 +132,7 @@ impl Simulation {
             }
         }
         let mut shared = 0;
-        // SplitGC §3.3 and spec 04: the secondary table and the virtual map entries are
+        // SplitGC §3.3 and the SplitGC paper: the secondary table and the virtual map entries are
         // flushed by supercapacitor, so a page mapped to content `c` comes back with its
         // newest write if a listed copy of `c` survives (its program finished, its block's
         // erase not issued) and holds that write's content.

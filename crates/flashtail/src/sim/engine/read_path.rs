@@ -1,5 +1,5 @@
 //! The read path: mapping lookup, reads served from controller memory, and ttFlash's
-//! GC-tolerant read (FAST'17 §4.2, shared/specs/02-ttflash.md).
+//! GC-tolerant read (FAST'17 §4.2).
 //!
 //! GC-tolerant read: a read whose plane is busy with GC is rebuilt from the other N−1 pages
 //! of its RAIN stripe (data + parity) and an XOR, when the estimated time of those extra

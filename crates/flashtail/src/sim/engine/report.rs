@@ -44,7 +44,7 @@ impl Simulation {
         extra.insert("channel_busy_gc_ns".into(), c.chan_ns[1]);
         extra.insert("channel_busy_user_ns".into(), c.chan_ns[0]);
         if self.ftl.geo.bits_per_cell > 1 {
-            // Where the pages sit on the word-lines sets what GC costs (WLA-GC, spec 05).
+            // Where the pages sit on the word-lines sets what GC costs (WLA-GC).
             extra.insert("gc_read_ns".into(), c.gc_array_ns[0]);
             extra.insert("gc_program_ns".into(), c.gc_array_ns[1]);
             extra.insert("gc_move_ns_per_victim".into(), (c.gc_array_ns[0] + c.gc_array_ns[1]).checked_div(c.erases).unwrap_or(0));

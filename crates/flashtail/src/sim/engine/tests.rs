@@ -169,7 +169,7 @@ fn an_unguarded_erase_loses_acknowledged_writes_at_a_power_loss() {
     assert!(r.flash.extra["power_loss_unacked_pages"] > 0);
 }
 
-/// The content-aware schemes' tables are flushed by supercapacitor (spec 04): a logical page
+/// The content-aware schemes' tables are flushed by supercapacitor (SplitGC paper): a logical page
 /// mapped to a content (here as if SplitGC had deferred its page and its block were gone)
 /// is recovered from a surviving listed copy of that content, and only from a copy that
 /// holds the content of its newest write.
@@ -430,7 +430,7 @@ fn shared_cut_device() -> (Simulation, u32, u32, u32) {
     (sim, a, b, c)
 }
 
-/// The content tables survive a cut (spec 04: flushed by supercapacitor): a logical page
+/// The content tables survive a cut (the SplitGC paper: flushed by supercapacitor): a logical page
 /// mapped to a content is recovered mapped to it (not left unmapped, although no page of its
 /// own survives), its deferred write is queued again, and a read of it right after the cut
 /// goes through the copy, checked by content.

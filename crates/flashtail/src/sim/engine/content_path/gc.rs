@@ -1,4 +1,4 @@
-//! The content-aware schemes' GC steps (spec 04): SplitGC defers a victim's duplicate pages
+//! The content-aware schemes' GC steps (SplitGC paper): SplitGC defers a victim's duplicate pages
 //! instead of moving them (§3.3), CAGC reads a page whose content already has a copy and
 //! shares that copy instead of writing it, DAGC moves (or drops) its kept invalid pages, and
 //! before any erase the last copy of a content still shared is rewritten for a sharer.
@@ -67,7 +67,7 @@ impl Simulation {
         if !grant.allow_erase {
             return None;
         }
-        // DAGC keeps its cached pages: move them before the erase (spec 04, "Comparators":
+        // DAGC keeps its cached pages: move them before the erase (the SplitGC paper, "Comparators":
         // kept pages count as valid, so DAGC migrates more than greedy; docs/splitgc.md,
         // "DAGC"). Two cases drop a kept page instead (its checksum is forgotten and the
         // page erased with the block):

@@ -1,4 +1,4 @@
-//! The content-aware schemes' work in the engine (spec 04; the mechanisms are described in
+//! The content-aware schemes' work in the engine (the SplitGC paper; the mechanisms are described in
 //! `gc::content`): page contents on host writes, reads of logical pages that share another
 //! page's copy, SplitGC's read scrub and deferred writes, CAGC's deduplicating GC reads,
 //! DAGC's revalidated writes and kept pages, and the rescue of a content's last copy before

@@ -3,7 +3,7 @@
 //! on from it.
 //!
 //! Survives, restored by `Ftl::recover` (`ftl::recovery`): the content tables, which the
-//! supercapacitor flushes at a power loss (spec 04, "Crash consistency": "metadata is
+//! supercapacitor flushes at a power loss (the SplitGC paper, "Crash consistency": "metadata is
 //! flushed by supercapacitor on power loss"; SplitGC §3.3): the fingerprint (secondary)
 //! table, the sharers and virtual map entries, the duplicate bits, DAGC's checksum cache
 //! (kept pages). The scrub's progress table (which group the next pass fingerprints) is
@@ -17,7 +17,7 @@
 //!   count (`victim_written`).
 //! - SplitGC's waiting queue of deferred writes is a DRAM queue. It is re-derived from the
 //!   flushed secondary table, which SplitGC updates atomically before a page enters the
-//!   queue (spec 04) precisely so that it can be: SplitGC maps a logical page to a content
+//!   queue (SplitGC paper) precisely so that it can be: SplitGC maps a logical page to a content
 //!   only when GC defers the page, and the mapping ends when the deferred write (or a rescue,
 //!   or the host) gives the page a copy of its own. So the sharers are exactly the pages
 //!   still waiting; each is queued again, in logical page order, on the plane of the copy
