@@ -11,6 +11,7 @@ pub mod ftl;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod gc;
+pub mod job;
 pub mod host;
 pub mod interconnect;
 pub mod nand;
@@ -19,6 +20,7 @@ pub mod runner;
 pub mod scheduler;
 pub mod sim;
 pub mod stats;
+pub mod sweep;
 pub mod trace;
 pub mod units;
 pub mod workload;

@@ -18,7 +18,7 @@ mod table;
 mod tail_table;
 
 pub use baseline::{baseline_index, ratio, BASELINE_SCHEME};
-pub use csv_out::{cdf_csv, summary_csv};
+pub use csv_out::{cdf_csv, op_stats, summary_csv, OPS};
 pub use error::ReportError;
 pub use fmt::{pct_count, waf_str};
 pub use html::{escape_html, render_html};
