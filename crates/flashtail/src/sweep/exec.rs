@@ -76,7 +76,7 @@ fn device_source(sweep: &Sweep, name: &str) -> DeviceSource {
 pub fn run_point(sweep: &Sweep, p: &Point, cancel: &Cancel) -> Result<Vec<Row>, String> {
     let s = &sweep.spec;
     let dev = job::load_device(&device_source(sweep, &p.device), &p.overrides())?;
-    let workload = s.workloads[p.workload].workload(&sweep.base, p.seed)?;
+    let workload = s.workloads[p.workload].workload(&sweep.base, Some(p.seed))?;
     let run = s.run.settings(p.seed)?;
     let plan = job::plan(&dev, &workload, &s.schemes, &run, &mut |_| {})?;
     let out = job::compare(&plan, &[], cancel)?;

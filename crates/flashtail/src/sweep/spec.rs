@@ -150,6 +150,22 @@ pub struct WorkloadSpec {
 }
 
 impl WorkloadSpec {
+    /// How to read the trace: `format` and `time_unit`, the rest the command line's defaults.
+    pub fn trace_options(&self) -> Result<TraceOptions, String> {
+        let what = format!("workload '{}'", self.label());
+        let mut read = TraceOptions::default();
+        if let Some(f) = &self.format {
+            read.format = Some(f.parse().map_err(|e| format!("{what}: format: {e}"))?);
+        }
+        if let Some(u) = self.time_unit {
+            if !(u.is_finite() && u > 0.0) {
+                return Err(format!("{what}: time_unit must be > 0 ns per unit, got {u}"));
+            }
+            read.time_unit_ns = Some(u);
+        }
+        Ok(read)
+    }
+
     /// The table's name for it.
     pub fn label(&self) -> String {
         if let Some(n) = &self.name {
@@ -162,28 +178,20 @@ impl WorkloadSpec {
         }
     }
 
-    /// The job's workload for a point with `seed`; `base` is the spec file's folder.
-    pub fn workload(&self, base: &Path, seed: u64) -> Result<Workload, String> {
+    /// The job's workload; `base` is the spec file's folder. A generator without its own
+    /// `seed` takes `point_seed` (a sweep point's seed), or the preset's when that is `None`.
+    pub fn workload(&self, base: &Path, point_seed: Option<u64>) -> Result<Workload, String> {
         let what = format!("workload '{}'", self.label());
         if let Some(g) = &self.gen {
             if self.trace.is_some() || self.format.is_some() || self.time_unit.is_some() || self.time_scale.is_some() || self.window.is_some() || self.loops.is_some() {
                 return Err(format!("{what}: gen takes only count and seed (trace options are for trace = ...)"));
             }
-            return Ok(Workload::Gen { preset: g.clone(), count: self.count, seed: Some(self.seed.unwrap_or(seed)) });
+            return Ok(Workload::Gen { preset: g.clone(), count: self.count, seed: self.seed.or(point_seed) });
         }
         if self.count.is_some() || self.seed.is_some() {
             return Err(format!("{what}: count and seed are for gen = ... workloads"));
         }
-        let mut read = TraceOptions::default();
-        if let Some(f) = &self.format {
-            read.format = Some(f.parse().map_err(|e| format!("{what}: format: {e}"))?);
-        }
-        if let Some(u) = self.time_unit {
-            if !(u.is_finite() && u > 0.0) {
-                return Err(format!("{what}: time_unit must be > 0 ns per unit, got {u}"));
-            }
-            read.time_unit_ns = Some(u);
-        }
+        let read = self.trace_options()?;
         let mut replay = ReplayOptions::default();
         if let Some(s) = self.time_scale {
             if !(s.is_finite() && s > 0.0) {
