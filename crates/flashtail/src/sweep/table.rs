@@ -21,7 +21,25 @@ pub struct Row {
     pub scheme: String,
     pub op: String,
     pub stat: String,
+    /// Kept as its shortest round-trip text in point files and between processes, so a
+    /// resumed or distributed sweep gives the same bytes as one run here (JSON numbers
+    /// are not read back exactly by every parser).
+    #[serde(with = "exact")]
     pub value: f64,
+}
+
+/// A float as the text `{v}` prints (shortest round-trip form) and back.
+mod exact {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{v}"))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(|_| serde::de::Error::custom(format!("'{text}' is not a number")))
+    }
 }
 
 /// The tidy table: its parameter columns (the spec's `set` keys) and rows.
