@@ -74,11 +74,20 @@ def _workload(trace, gen, gen_count, gen_seed, format, time_unit, time_scale, wi
     return w
 
 
+def _without_none(value: Any) -> Any:
+    """A device dict as TOML can hold it: keys whose value is None are left out (unset)."""
+    if isinstance(value, Mapping):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_without_none(v) for v in value]
+    return value
+
+
 def _device_fields(device: Optional[Device]) -> dict:
     if device is None:
         return {}
     if isinstance(device, Mapping):
-        return {"device_dict": dict(device)}
+        return {"device_dict": _without_none(device)}
     return {"device": os.fspath(device)}
 
 
