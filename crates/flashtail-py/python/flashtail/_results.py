@@ -12,6 +12,13 @@ import json
 from typing import Any, List
 
 
+def frame(csv_text: str) -> Any:
+    """A DataFrame of CSV text the library wrote."""
+    import pandas as pd
+
+    return pd.read_csv(io.StringIO(csv_text))
+
+
 class Result:
     """What ``flashtail.compare`` / ``flashtail.run`` return."""
 
@@ -34,16 +41,12 @@ class Result:
     @property
     def summary(self) -> Any:
         """``summary.csv``: one row per scheme x op (read, write, all)."""
-        import pandas as pd
-
-        return pd.read_csv(io.StringIO(self.summary_csv))
+        return frame(self.summary_csv)
 
     @property
     def cdf(self) -> Any:
         """``cdf.csv``: scheme, op, latency_ns, cdf."""
-        import pandas as pd
-
-        return pd.read_csv(io.StringIO(self.cdf_csv))
+        return frame(self.cdf_csv)
 
     @property
     def waits(self) -> Any:

@@ -9,7 +9,6 @@ kept). Ray is imported only for ``backend="ray"``.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import sys
@@ -17,6 +16,7 @@ import time
 from typing import Any, Callable, List, Mapping, Optional, Tuple, Union
 
 from . import _native
+from ._results import frame
 
 Spec = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 
@@ -35,16 +35,12 @@ class SweepResult:
     @property
     def table(self) -> Any:
         """The tidy long table: one row per point x scheme x op x statistic."""
-        import pandas as pd
-
-        return pd.read_csv(io.StringIO(self.table_csv))
+        return frame(self.table_csv)
 
     @property
     def ci(self) -> Any:
         """Across seeds: mean, std and bootstrap interval (ci_low, ci_high) per statistic."""
-        import pandas as pd
-
-        return pd.read_csv(io.StringIO(self.ci_csv))
+        return frame(self.ci_csv)
 
     def __repr__(self) -> str:
         return f"<flashtail.SweepResult: {self.out}, {len(self.failures)} failed points>"
