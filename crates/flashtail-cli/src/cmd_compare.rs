@@ -1,11 +1,12 @@
 //! `flashtail compare`: several GC schemes on the same device and workload, in parallel;
 //! prints a table and writes summary.json, summary.csv, cdf.csv and report.html.
 
-use crate::out_args::{prepare_dir, report_meta, FigureArgs};
+use crate::out_args::{prepare_dir, FigureArgs};
 use crate::progress::with_bars;
 use crate::sim_args::{DeviceArgs, InputArgs, RunOptions};
+use flashtail::job::plural;
+use flashtail::job::Cancel;
 use flashtail::report::{format_table, write_outputs};
-use flashtail::runner::{check_schemes, run_many, RunSpec};
 use flashtail::sim::Progress;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,7 +20,8 @@ pub struct Args {
     /// Comma-separated schemes, each named once (default: every scheme this build has that
     /// differs on the device and workload: wla-gc only on multi-level cells, splitgc, cagc and
     /// dagc only on fingerprinted writes with duplicates, as from an FIU trace or
-    /// `--gen splitgc-*`; see `flashtail schemes`).
+    /// `--gen splitgc-*`; the RAIN schemes only where the device has room for their parity;
+    /// see `flashtail schemes`).
     #[arg(long, value_delimiter = ',')]
     pub schemes: Vec<String>,
     #[command(flatten)]
@@ -34,62 +36,20 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<()> {
     crate::sim_args::check_no_empty_scheme(&a.schemes)?;
     let dev = a.device.load()?;
-    let schemes: Vec<String> = if a.schemes.is_empty() {
-        // Which schemes differ depends on the workload's content: look at it (any capacity
-        // will do to see whether writes carry fingerprints).
-        let probe = a.input.opener(&dev, dev.host_bytes())?;
-        let fingerprinted = a.input.fingerprinted(&probe)?;
-        let (run, skipped) = flashtail::gc::schemes::default_schemes(&dev, fingerprinted);
-        for (n, why) in skipped {
-            eprintln!("note: {n} left out ({why}); name it in --schemes to run it anyway");
-        }
-        let mut run: Vec<String> = run.iter().map(|n| n.to_string()).collect();
-        if !a.opts.power_cut_at.is_empty() {
-            // Schemes a power cut cannot be enacted under on this device would fail the whole
-            // comparison (the engine asks the same question).
-            run.retain(|n| {
-                let why = flashtail::runner::spec_scheme(&a.opts.spec(&dev, n)).ok().and_then(|s| flashtail::sim::power_loss::refusal(&s, &dev));
-                if let Some(why) = why {
-                    eprintln!("note: {n} left out (--power-cut-at: {})", why.message(n, "power cuts", "cut power on"));
-                }
-                why.is_none()
-            });
-        }
-        run
-    } else {
-        // `--schemes "base, nogc"` means nogc, not an unknown scheme ' nogc'.
-        a.schemes.iter().map(|s| s.trim().to_string()).collect()
-    };
-    if schemes.is_empty() {
-        // Only the default set can end up empty, if --power-cut-at left every scheme out
-        // (the notes above say why: the device has the DRAM write buffer without ttFlash's
-        // flush).
-        anyhow::bail!("no scheme left to compare: every scheme of the default set was left out (notes above); name the schemes with --schemes");
-    }
-    // Two runs of one scheme only repeat each other (same seed, same numbers) and make two
-    // rows the reports cannot tell apart.
-    for (i, s) in schemes.iter().enumerate() {
-        if schemes[..i].contains(s) {
-            anyhow::bail!("scheme '{s}' is named twice in --schemes (each scheme runs once; same seed, same results)");
-        }
-    }
-    check_schemes(&schemes)?;
-    // Every scheme replays the same requests, folded into the device's host capacity,
-    // which no scheme changes (`DeviceConfig::host_pages`); a RAIN scheme the device has
-    // no room for is refused here.
-    for s in &schemes {
-        flashtail::runner::host_capacity_bytes(&dev, s)?;
-    }
-    let cap = dev.host_bytes();
-    let open = a.input.opener(&dev, cap)?;
-    a.input.plausibility(&open, &dev)?;
-    for w in crate::sim_args::buffer_warnings(&dev, &schemes, cap) {
+    a.input.check_gen_options()?;
+    // The schemes (the default set follows the device and the workload's content), the
+    // workload opened once, folded into the device's host capacity (the same for every
+    // scheme). Notes on left-out schemes are printed as they come, before any error of the
+    // plan (which may refer to them).
+    let plan = flashtail::job::plan(&dev, &a.input.workload(), &a.schemes, &a.opts.settings(), &mut |n| eprintln!("{n}")).map_err(anyhow::Error::msg)?;
+    let schemes = plan.schemes.clone();
+    a.input.plausibility(&plan.open, &dev)?;
+    for w in crate::sim_args::buffer_warnings(&dev, &schemes, dev.host_bytes()) {
         eprintln!("{w}");
     }
     // The output directories must exist before the runs: they failed only after all of them.
     prepare_dir(&a.out, "--out")?;
     a.figures.prepare()?;
-    let specs: Vec<RunSpec> = schemes.iter().map(|s| a.opts.spec(&dev, s)).collect();
     let n_schemes = plural(schemes.len(), "scheme", "schemes");
     eprintln!(
         "comparing {n_schemes} on device '{}' with {} ({} threads)",
@@ -98,50 +58,24 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         rayon::current_num_threads()
     );
     let progress: Vec<Arc<Progress>> = schemes.iter().map(|_| Arc::new(Progress::default())).collect();
-    let wall = std::time::Instant::now();
-    let count = |stop: &_| crate::sim_args::count_requests(&open, stop);
-    let results = with_bars(&schemes, &progress, count, || run_many(&specs, &open, &progress));
-    let wall = wall.elapsed().as_secs_f64();
     // Every scheme reads the same stream, so a bad or empty workload fails them all alike:
-    // report it once, as the workload's fault, not as the first scheme's.
-    if let Some(e) = results.iter().find_map(|r| r.as_ref().err().filter(|e| e.is_workload())) {
-        anyhow::bail!("{e}");
-    }
-    let mut reports = Vec::new();
-    for (s, r) in schemes.iter().zip(results) {
-        reports.push(r.map_err(|e| anyhow::anyhow!("scheme {s}: {e}"))?);
-    }
-    println!("{}", format_table(&reports));
-    println!("{}", flashtail::report::format_tail_table(&reports));
-    let notes = reports[0].workload_notes.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+    // the library reports it once, as the workload's fault, not as the first scheme's.
+    let count = |stop: &_| crate::sim_args::count_requests(&plan.open, stop);
+    let outcome = with_bars(&schemes, &progress, count, || flashtail::job::compare(&plan, &progress, &Cancel::new())).map_err(anyhow::Error::msg)?;
+    let wall = outcome.wall_seconds;
+    println!("{}", format_table(&outcome.reports));
+    println!("{}", flashtail::report::format_tail_table(&outcome.reports));
+    let notes = outcome.reports[0].workload_notes.iter().map(|(k, v)| (k.as_str(), v.as_str()));
     for w in crate::trace_args::trace_warnings(notes) {
         eprintln!("{w}");
     }
-    // A warning every scheme shares is printed once; the others name their schemes.
-    let mut warned: Vec<(String, Vec<&str>)> = Vec::new();
-    for r in &reports {
-        for w in flashtail::report::run_warnings(r) {
-            match warned.iter_mut().find(|(t, _)| *t == w) {
-                Some((_, who)) => who.push(&r.scheme),
-                None => warned.push((w, vec![&r.scheme])),
-            }
-        }
+    for w in flashtail::report::comparison_warnings(&outcome.reports) {
+        eprintln!("{w}");
     }
-    for (w, who) in warned {
-        if who.len() == reports.len() {
-            eprintln!("{w}");
-        } else {
-            eprintln!("{w} [{}]", who.join(", "));
-        }
-    }
-    let title = format!("flashtail: {} on {}", plural(schemes.len(), "GC scheme", "GC schemes"), dev.name);
-    let mut meta = report_meta(title, &a.input, &a.device, &dev, &a.opts, &schemes, &reports);
-    meta.notes.push(("wall_seconds_all_schemes".into(), format!("{wall:.2}")));
+    let mut meta = flashtail::job::compare_meta(&dev, &a.input.describe(), &outcome, &a.opts.settings(), &a.device.set);
+    let mut reports = outcome.reports;
     if a.opts.no_cost {
-        for r in &mut reports {
-            r.cost.strip_machine();
-        }
-        meta.notes.retain(|(k, _)| k != "wall_seconds_all_schemes");
+        flashtail::job::strip_cost(&mut meta, &mut reports);
     }
     let files = write_outputs(&a.out, &meta, &reports)?;
     for f in files {
@@ -154,9 +88,4 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         println!("all {n_schemes} in {wall:.2} s wall time");
     }
     Ok(())
-}
-
-/// `n` with the singular or plural noun: "1 scheme", "14 schemes".
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }

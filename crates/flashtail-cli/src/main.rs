@@ -9,6 +9,7 @@ mod cmd_gen;
 mod cmd_presets;
 mod cmd_run;
 mod cmd_schemes;
+mod cmd_sweep;
 mod cmd_trace;
 mod cmd_wla_toy;
 mod out_args;
@@ -35,6 +36,8 @@ enum Cmd {
     Presets(cmd_presets::Args),
     /// List the GC schemes.
     Schemes(cmd_schemes::Args),
+    /// Run a parameter sweep (devices × overrides × workloads × seeds) from a TOML spec.
+    Sweep(cmd_sweep::Args),
     /// Inspect a block trace.
     Trace(cmd_trace::Args),
     /// Generate a synthetic workload trace.
@@ -56,6 +59,7 @@ fn main() {
         Cmd::Run(a) => cmd_run::run(a),
         Cmd::Presets(a) => cmd_presets::run(a),
         Cmd::Schemes(a) => cmd_schemes::run(a),
+        Cmd::Sweep(a) => cmd_sweep::run(a),
         Cmd::Trace(a) => cmd_trace::run(a),
         Cmd::Gen(a) => cmd_gen::run(a),
         Cmd::WlaToy(a) => cmd_wla_toy::run(a),

@@ -2,9 +2,8 @@
 //! key=value overrides) and the workload (a trace with replay controls, or a generator).
 
 use crate::trace_args::TraceInput;
-use anyhow::Context;
-use flashtail::config::{overrides, presets};
-use flashtail::{DeviceConfig, RequestSource};
+use flashtail::job::{self, DeviceSource, Opener, RunSettings, Workload};
+use flashtail::DeviceConfig;
 
 /// The default device: sized so the bundled DTRS slice garbage-collects from its first writes.
 pub const DEFAULT_DEVICE: &str = "dtrs-demo";
@@ -21,10 +20,7 @@ pub struct DeviceArgs {
 
 impl DeviceArgs {
     pub fn load(&self) -> anyhow::Result<DeviceConfig> {
-        let base = presets::load_any(&self.device).map_err(anyhow::Error::msg)?;
-        let dev = overrides::apply_device(&base, &self.set).map_err(anyhow::Error::msg)?;
-        dev.validate().map_err(|e| anyhow::anyhow!("device '{}' after --set overrides: {e}", self.device))?;
-        Ok(dev)
+        job::load_device(&DeviceSource::Named(self.device.clone()), &self.set).map_err(anyhow::Error::msg)
     }
 }
 
@@ -84,10 +80,9 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
-    pub fn spec(&self, device: &DeviceConfig, scheme: &str) -> flashtail::runner::RunSpec {
-        flashtail::runner::RunSpec {
-            device: device.clone(),
-            scheme: scheme.to_string(),
+    /// The library's run settings these options describe.
+    pub fn settings(&self) -> RunSettings {
+        RunSettings {
             victim: self.victim.clone(),
             interconnect: self.interconnect.clone(),
             seed: self.seed,
@@ -95,9 +90,12 @@ impl RunOptions {
             power_loss_every: self.power_loss_every.unwrap_or(0),
             power_cut_at: self.power_cut_at.clone(),
             latency: self.latency.parse().unwrap_or_default(),
-            footprint: None,
             max_memory: self.max_memory,
         }
+    }
+
+    pub fn spec(&self, device: &DeviceConfig, scheme: &str) -> flashtail::runner::RunSpec {
+        self.settings().spec(device, scheme)
     }
 }
 
@@ -150,88 +148,45 @@ pub fn parse_usize(s: &str) -> Result<usize, String> {
     whole(s, usize::MAX as u128).map(|n| n as usize)
 }
 
-/// A comma-separated scheme list (`--schemes` of `compare` and `bench`) has no empty name:
-/// `base,` or `base,,nogc` is a typo, reported where it is (it read as "unknown scheme ''",
-/// and `,` alone as "scheme '' is named twice").
+/// A comma-separated scheme list (`--schemes` of `compare` and `bench`) has no empty name
+/// (`job::check_no_empty_scheme`).
 pub fn check_no_empty_scheme(schemes: &[String]) -> anyhow::Result<()> {
-    if let Some(i) = schemes.iter().position(|s| s.trim().is_empty()) {
-        anyhow::bail!(
-            "--schemes has an empty name at position {} of {} (an empty list, or a doubled or trailing comma?)",
-            i + 1,
-            schemes.len()
-        );
-    }
-    Ok(())
+    job::check_no_empty_scheme(schemes).map_err(anyhow::Error::msg)
 }
 
-/// How many requests [`InputArgs::fingerprinted`] reads looking for the first write: a
-/// trace whose first this many requests are all reads is taken as carrying no content.
-pub const SNIFF_REQUESTS: u64 = 100_000;
-
-pub type Opener = Box<dyn Fn() -> Result<Box<dyn RequestSource + Send>, String> + Sync + Send>;
-
 impl InputArgs {
-    /// A function that opens a fresh copy of the workload for a device (one per scheme run),
-    /// addressing `cap` bytes (offsets beyond wrap into it; generators spread over it).
-    pub fn opener(&self, dev: &DeviceConfig, cap: u64) -> anyhow::Result<Opener> {
-        let page = dev.geometry.page_size as u64;
-        if let Some(name) = &self.gen {
-            let ignored = self.trace.trace_only_options();
-            if !ignored.is_empty() {
-                anyhow::bail!(
-                    "{} appl{} to a trace, not to a generated workload (--gen {name}): leave {} out, or set the generator's own \
-                     (--gen-count, --gen-seed; `flashtail gen` for more)",
-                    ignored.join(", "),
-                    if ignored.len() == 1 { "ies" } else { "y" },
-                    if ignored.len() == 1 { "it" } else { "them" }
-                );
-            }
-            let mut cfg = flashtail::workload::preset(name).with_context(|| {
-                let names = flashtail::workload::preset_names();
-                let hint = flashtail::suggest::did_you_mean(name, names.iter().copied());
-                format!("unknown workload preset '{name}'{hint} (known: {})", names.join(", "))
-            })?;
-            cfg = cfg.with_span_within(cap);
-            if let Some(n) = self.gen_count {
-                cfg = cfg.with_count(n);
-            }
-            if let Some(s) = self.gen_seed {
-                cfg = cfg.with_seed(s);
-            }
-            // Fail now, not inside a parallel run.
-            flashtail::workload::Generator::new(cfg.clone()).map_err(|e| anyhow::anyhow!("{e}"))?;
-            return Ok(Box::new(move || {
-                flashtail::workload::Generator::new(cfg.clone())
-                    .map(|g| Box::new(g) as Box<dyn RequestSource + Send>)
-                    .map_err(|e| e.to_string())
-            }));
+    /// Trace-only options with `--gen` are an error, not silently ignored.
+    pub fn check_gen_options(&self) -> anyhow::Result<()> {
+        let Some(name) = &self.gen else { return Ok(()) };
+        let ignored = self.trace.trace_only_options();
+        if !ignored.is_empty() {
+            anyhow::bail!(
+                "{} appl{} to a trace, not to a generated workload (--gen {name}): leave {} out, or set the generator's own \
+                 (--gen-count, --gen-seed; `flashtail gen` for more)",
+                ignored.join(", "),
+                if ignored.len() == 1 { "ies" } else { "y" },
+                if ignored.len() == 1 { "it" } else { "them" }
+            );
         }
-        let input = self.trace.clone();
-        // Open once up front so a missing file or bad option fails before any run starts.
-        input.open(cap, page)?;
-        Ok(Box::new(move || input.open(cap, page).map_err(|e| format!("{e:#}"))))
+        Ok(())
     }
 
-    /// Whether the workload's writes carry content the content-aware schemes can act on:
-    /// for a generator, fingerprints with duplicates (`content.dup_rate` > 0: the
-    /// `splitgc-*` presets); for a trace, fingerprints on its first write (FIU traces carry
-    /// one per write; other formats none), looked for in the first [`SNIFF_REQUESTS`]
-    /// requests of a freshly opened copy. A malformed record met on the way is the
-    /// workload's error, reported before any scheme runs.
-    pub fn fingerprinted(&self, open: &Opener) -> anyhow::Result<bool> {
-        if let Some(name) = &self.gen {
-            return Ok(flashtail::workload::preset(name).is_some_and(|c| c.content.fingerprints && c.content.dup_rate > 0.0));
-        }
-        let mut src = open().map_err(|e| anyhow::anyhow!("workload: {e}"))?;
-        for _ in 0..SNIFF_REQUESTS {
-            match src.next_request() {
-                Ok(Some(r)) if r.op == flashtail::host::Op::Write => return Ok(r.fingerprints.iter().any(|&f| f != 0)),
-                Ok(Some(_)) => {}
-                Ok(None) => return Ok(false),
-                Err(e) => anyhow::bail!("workload: {e}"),
+    /// The library's workload these options describe.
+    pub fn workload(&self) -> Workload {
+        match &self.gen {
+            Some(g) => Workload::Gen { preset: g.clone(), count: self.gen_count, seed: self.gen_seed },
+            None => {
+                let (read, replay) = self.trace.options();
+                Workload::Trace { path: self.trace.trace.clone(), read, replay }
             }
         }
-        Ok(false)
+    }
+
+    /// A function that opens a fresh copy of the workload for a device (one per scheme run),
+    /// addressing `cap` bytes (`job::Workload::opener`).
+    pub fn opener(&self, dev: &DeviceConfig, cap: u64) -> anyhow::Result<Opener> {
+        self.check_gen_options()?;
+        self.workload().opener(dev, cap).map_err(anyhow::Error::msg)
     }
 
     /// The plausibility checks on a trace (not a generated workload), before any run: a
@@ -247,11 +202,7 @@ impl InputArgs {
     }
 
     pub fn describe(&self) -> String {
-        match (&self.gen, &self.trace.trace) {
-            (Some(g), _) => format!("generated workload '{g}'"),
-            (None, Some(p)) => p.display().to_string(),
-            (None, None) => "bundled DTRS slice (Microsoft production, 127,043 requests, ~300 s)".to_string(),
-        }
+        self.workload().describe()
     }
 }
 

@@ -11,6 +11,7 @@ pub mod ftl;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod gc;
+pub mod job;
 pub mod host;
 pub mod interconnect;
 pub mod nand;
@@ -20,6 +21,7 @@ pub mod scheduler;
 pub mod sim;
 pub mod stats;
 pub mod suggest;
+pub mod sweep;
 pub mod trace;
 pub mod units;
 pub mod workload;

@@ -31,7 +31,7 @@ const STATS: [(&str, StatFn); 8] = [
 ];
 
 /// The three request classes, with their CSV names.
-pub(crate) const OPS: [&str; 3] = ["read", "write", "all"];
+pub const OPS: [&str; 3] = ["read", "write", "all"];
 
 pub(crate) fn summary_of<'a>(r: &'a RunReport, op: &str) -> &'a LatencySummary {
     match op {
@@ -108,6 +108,23 @@ pub fn summary_csv(reports: &[RunReport]) -> Result<String, ReportError> {
         }
     }
     finish(w, what)
+}
+
+/// Every statistic of `op` in `r` as (name, value), in `summary.csv`'s column order: the
+/// count, the latency statistics in ns (`mean_ns` ... `max_ns`), `share_waited_on_gc`, and
+/// for `all` only the run-wide `waf`, `erases` and `gc_pages_migrated`. The rows of a
+/// sweep's tidy table.
+pub fn op_stats(r: &RunReport, op: &str) -> Vec<(String, f64)> {
+    let s = summary_of(r, op);
+    let mut v = vec![("count".to_string(), s.count as f64)];
+    v.extend(STATS.iter().map(|(n, get)| (format!("{n}_ns"), get(s))));
+    v.push(("share_waited_on_gc".into(), share_waited(r, op)));
+    if op == "all" {
+        v.push(("waf".into(), r.flash.waf));
+        v.push(("erases".into(), r.flash.erases as f64));
+        v.push(("gc_pages_migrated".into(), r.flash.gc_pages_migrated as f64));
+    }
+    v
 }
 
 /// Renders `cdf.csv`: every CDF point of every scheme and op.

@@ -22,7 +22,7 @@ mod tail_table;
 mod warnings;
 
 pub use baseline::{baseline_index, ratio, BASELINE_SCHEME};
-pub use csv_out::{cdf_csv, summary_csv};
+pub use csv_out::{cdf_csv, op_stats, summary_csv, OPS};
 pub use error::ReportError;
 pub use evidence::{
     below_reference_reason, is_thin, mark_thin, thin_legend, thin_percentiles, THIN_MARK, THIN_SAMPLES,
@@ -32,7 +32,7 @@ pub use fmt::{pct_count, waf_str};
 pub use html::{escape_html, render_html};
 pub use table::format_table;
 pub use tail_table::{format_tail_table, tail_summary};
-pub use warnings::run_warnings;
+pub use warnings::{comparison_warnings, run_warnings};
 
 use crate::stats::RunReport;
 use serde::{Deserialize, Serialize};

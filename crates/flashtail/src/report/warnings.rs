@@ -65,3 +65,21 @@ pub fn run_warnings(r: &RunReport) -> Vec<String> {
 fn gib(bytes: u64) -> String {
     format!("{:.2} GiB", bytes as f64 / (1u64 << 30) as f64)
 }
+
+/// The warnings of a comparison: one every run shares is given once; the others name the
+/// schemes they hold for (`warning: ... [base, ttflash]`).
+pub fn comparison_warnings(reports: &[RunReport]) -> Vec<String> {
+    let mut warned: Vec<(String, Vec<&str>)> = Vec::new();
+    for r in reports {
+        for w in run_warnings(r) {
+            match warned.iter_mut().find(|(t, _)| *t == w) {
+                Some((_, who)) => who.push(&r.scheme),
+                None => warned.push((w, vec![&r.scheme])),
+            }
+        }
+    }
+    warned
+        .into_iter()
+        .map(|(w, who)| if who.len() == reports.len() { w } else { format!("{w} [{}]", who.join(", ")) })
+        .collect()
+}
