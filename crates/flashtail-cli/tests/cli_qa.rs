@@ -218,7 +218,7 @@ fn precondition_keys_must_belong_to_the_active_model() {
     succeeds(&["run", "--device", "tiny", "--set", "precondition.model=aged", "--set", "precondition.ratio=0.5", "--gen", "bench-ref", "--gen-count", "10", "--json", s(&json)]);
     let v = read_json(&json);
     assert_eq!(v["config"]["device"]["precondition"], serde_json::json!({"model": "aged", "ratio": 0.5, "settle": true}));
-    assert_eq!(v["config"]["precondition"]["mapped_pages"], 2017);
+    assert_eq!(v["config"]["precondition"]["mapped_pages"], 2014);
     let json = dir.join("none.json");
     succeeds(&["run", "--device", "bench-ref", "--set", "precondition.model=none", "--gen", "bench-ref", "--gen-count", "10", "--json", s(&json)]);
     let v = read_json(&json);
