@@ -344,7 +344,7 @@ fn reference_run(
         .with_count(requests);
     let src = flashtail::workload::Generator::new(cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
     let scheme_def = build_scheme(scheme, None, SEED).map_err(anyhow::Error::msg)?;
-    let sim = Simulation::new(dev, scheme_def, SimOptions { seed: SEED, oracle, check_every: 0, progress: None, latency, chain_transfers, power_loss_every: 0, power_cut_at: Vec::new() })?;
+    let sim = Simulation::new(dev, scheme_def, SimOptions { seed: SEED, oracle, check_every: 0, progress: None, latency, chain_transfers, power_loss_every: 0, power_cut_at: Vec::new(), failures: Default::default() })?;
     Ok((sim, src))
 }
 

@@ -234,6 +234,7 @@ pub fn device(data: &[u8]) -> DeviceOutcome {
         latency: Default::default(),
         power_loss_every: 0,
         power_cut_at: Vec::new(),
+        failures: Default::default(),
     };
     let cuts_covered = crate::runner::spec_scheme(&spec).is_ok_and(|s| crate::sim::power_loss::refusal(&s, &spec.device).is_none());
     if cuts_covered {

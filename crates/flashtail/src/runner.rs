@@ -31,6 +31,8 @@ pub struct RunSpec {
     pub power_cut_at: Vec<u64>,
     /// Latency recording: exact (every sample) or tail (bounded memory, exact from p99 up).
     pub latency: crate::stats::LatencyMode,
+    /// Dies and planes that fail during the run (empty = none; `sim::failure`).
+    pub failures: crate::sim::FailurePlan,
 }
 
 /// Why a run could not be done.
@@ -65,7 +67,7 @@ pub fn spec_scheme(spec: &RunSpec) -> Result<crate::gc::Scheme, RunError> {
 /// Run one scheme.
 pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Progress>>) -> Result<RunReport, RunError> {
     let scheme = spec_scheme(spec)?;
-    let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone(), latency: spec.latency, power_loss_every: spec.power_loss_every, power_cut_at: spec.power_cut_at.clone(), ..Default::default() };
+    let opts = SimOptions { seed: spec.seed, oracle: spec.oracle, check_every: 0, progress: progress.clone(), latency: spec.latency, power_loss_every: spec.power_loss_every, power_cut_at: spec.power_cut_at.clone(), failures: spec.failures.clone(), ..Default::default() };
     let sim = Simulation::new(spec.device.clone(), scheme, opts)?;
     let out = sim.run(src);
     if let Some(p) = progress {

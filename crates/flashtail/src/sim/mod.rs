@@ -13,6 +13,7 @@
 //! (a recovery scans every programmed page).
 
 mod engine;
+pub mod failure;
 pub mod oracle;
 pub mod power_loss;
 pub(crate) mod requests;
@@ -22,6 +23,7 @@ pub use engine::Simulation;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use crate::stats::LatencyMode;
+pub use failure::{Failure, FailurePlan};
 
 /// Knobs of one run that are not part of the device or the scheme.
 #[derive(Clone, Debug)]
@@ -51,11 +53,14 @@ pub struct SimOptions {
     /// `power_cut`). Needs the oracle; not for ttFlash's stripe buffer, content tracking or
     /// the DRAM buffer (`sim::power_loss::refusal`).
     pub power_cut_at: Vec<u64>,
+    /// Dies and planes that fail during the run, and how the engine answers (`failure`; the
+    /// engine's `die_failure` and `reprotect`). Empty: none.
+    pub failures: FailurePlan,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { seed: 1, oracle: true, check_every: 0, progress: None, latency: LatencyMode::Exact, chain_transfers: true, power_loss_every: 0, power_cut_at: Vec::new() }
+        SimOptions { seed: 1, oracle: true, check_every: 0, progress: None, latency: LatencyMode::Exact, chain_transfers: true, power_loss_every: 0, power_cut_at: Vec::new(), failures: FailurePlan::default() }
     }
 }
 
