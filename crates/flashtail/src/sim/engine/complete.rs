@@ -55,6 +55,8 @@ impl Simulation {
                 parity: x.parity,
             }
         };
+        // A re-protection write ends its job (`die_failure`); read now: the slot is reused below.
+        let reprotected = self.failures.is_some() && txn.kind == TxnKind::Write && self.txns[t as usize].internal;
         self.free_txns.push(t);
         let geo = &self.ftl.geo;
         match txn.kind {
@@ -136,7 +138,7 @@ impl Simulation {
         }
         if self.failures.is_some() {
             // Reads waiting for parity, and re-protection, may go on (`die_failure`).
-            self.die_finished(t);
+            self.die_finished(reprotected);
         }
         self.dispatch(u);
         if self.content.is_some() {

@@ -13,14 +13,17 @@
 //!   victims. The GC policy sees a failed plane as having every block free (`GcCtx` hides
 //!   it), so no policy waits on it (ttFlash's rotation passes its turn on), and the engine
 //!   ignores grants on it.
-//! - **Writes** whose plane failed go to one of its *substitutes* (`substitutes`): the
-//!   healthy planes of the same channel (else of the next channel with one), each logical id
-//!   to one of them by a hash of the id, so the failed plane's data and write load spread
-//!   over them instead of doubling one plane's (one substitute per plane overflowed it on
-//!   a steady-state device). On the same channel, a RAIN stripe keeps one member per
-//!   channel, so it still survives any one die failure. Under RAIN the stripe layout itself
-//!   does not change: a stripe whose member plane failed keeps N−1 data pages + parity, the
-//!   failed member's pages written to its substitutes.
+//! - **Writes** whose plane failed go to one of its *substitutes* (`substitutes`): every
+//!   healthy plane of the device, each logical id to one of them by a hash of the id, so the
+//!   failed plane's data and write load spread over the device and its capacity loss comes
+//!   out of the whole device's spare space. (One substitute per plane, or the planes of the
+//!   same channel only, overflowed them once the host had written its whole space: a die is
+//!   a larger share of its channel than the over-provisioning.) Under RAIN, only planes on
+//!   dies that hold no plane of the failed plane's group: a stripe still has its members on
+//!   distinct dies, so it survives any one die failure. The stripe layout itself does not
+//!   change: a stripe whose member plane failed keeps N−1 data pages + parity, the failed
+//!   member's page written to a substitute (so its members may no longer sit one per
+//!   channel, and a read may meet two GC'ing members: the GC-tolerant read then waits).
 //! - **Reads** of a page on a failed plane: under RAIN it is rebuilt from the other members
 //!   of its stripe and the parity (`read_path::rebuild`, the GC-tolerant read's path, the
 //!   oracle checking the parity's coverage and the page's version), counted in
@@ -210,7 +213,7 @@ impl Simulation {
             for p in planes {
                 f.dead[p.idx()] = true;
             }
-            f.subs = substitutes(&geo, &f.dead);
+            f.subs = substitutes(&geo, &f.dead, rain.as_ref().map(|_| geo.planes_per_channel()));
             f.enacted += 1;
             f.planes_failed += planes.len() as u64;
             f.retired_blocks += planes.len() as u64 * u64::from(geo.blocks_per_plane);
@@ -413,13 +416,12 @@ impl Simulation {
         self.schedule(self.now, super::EV_PAGE_DONE, slot);
     }
 
-    /// Transaction `t` finished (its slot freed, not yet reused): a re-protection write
-    /// ends its job; then `die_pump`.
+    /// A transaction finished (`reprotected`: a re-protection write, which ends its job);
+    /// then `die_pump`.
     #[cold]
     #[inline(never)]
-    pub(super) fn die_finished(&mut self, t: u32) {
-        let x = &self.txns[t as usize];
-        if x.kind == TxnKind::Write && x.internal {
+    pub(super) fn die_finished(&mut self, reprotected: bool) {
+        if reprotected {
             self.failures.as_mut().expect("failures").inflight -= 1;
         }
         self.die_pump();
@@ -479,24 +481,27 @@ impl Simulation {
     }
 }
 
-/// Each failed plane's substitutes (module doc): the healthy planes of its channel, in
-/// order from the plane after it; if its channel has none, those of the next channel with
-/// one; if no channel has one... any healthy plane. Healthy planes get none.
-fn substitutes(geo: &crate::nand::Geometry, dead: &[bool]) -> Vec<Vec<PlaneId>> {
-    let (ppc, n) = (geo.planes_per_channel(), geo.planes());
-    let healthy_in = |ch: u32, from: u32| -> Vec<PlaneId> {
-        (1..=ppc).map(|i| ch * ppc + (from + i) % ppc).filter(|&q| !dead[q as usize]).map(PlaneId).collect()
-    };
+/// Each failed plane's substitutes (module doc): the healthy planes of the device, in order
+/// from the plane after it; under RAIN (`rain_group`: planes per channel, a plane's group
+/// being its index modulo that) only those on dies with no plane of the failed plane's
+/// group, so no die holds two members of a stripe. If that leaves none, any healthy plane.
+/// Healthy planes get none.
+fn substitutes(geo: &crate::nand::Geometry, dead: &[bool], rain_group: Option<u32>) -> Vec<Vec<PlaneId>> {
+    let (ppd, n) = (geo.planes_per_die, geo.planes());
     (0..n)
         .map(|p| {
             if !dead[p as usize] {
                 return Vec::new();
             }
-            let (ch, k) = (p / ppc, p % ppc);
-            (0..geo.channels)
-                .map(|i| healthy_in((ch + i) % geo.channels, k))
-                .find(|v| !v.is_empty())
-                .unwrap_or_default()
+            let healthy = (1..=n).map(|i| (p + i) % n).filter(|&q| !dead[q as usize]);
+            let apart = |q: &u32| {
+                rain_group.is_none_or(|ppc| {
+                    let die = q / ppd * ppd;
+                    (die..die + ppd).all(|x| x % ppc != p % ppc)
+                })
+            };
+            let v: Vec<PlaneId> = healthy.clone().filter(apart).map(PlaneId).collect();
+            if v.is_empty() { healthy.map(PlaneId).collect() } else { v }
         })
         .collect()
 }
@@ -508,23 +513,27 @@ mod tests {
     use crate::units::PlaneId;
 
     #[test]
-    fn a_failed_plane_is_substituted_by_its_channels_healthy_planes() {
-        // bench-ref: 8 channels x 4 chips x 1 die x 2 planes; a channel's planes are contiguous.
+    fn substitutes_keep_a_stripes_members_on_distinct_dies() {
+        // bench-ref: 8 channels x 4 chips x 1 die x 2 planes: 64 planes, 8 per channel, a
+        // die's two planes adjacent; RAIN groups = plane mod 8.
         let geo = presets::load("bench-ref").unwrap().geometry;
-        let ppc = geo.planes_per_channel();
-        assert_eq!((ppc, geo.planes_per_die), (8, 2));
-        let mut dead = vec![false; geo.planes() as usize];
-        dead[8] = true; // channel 1, chip 0: both planes of the die
+        assert_eq!((geo.planes_per_channel(), geo.planes_per_die, geo.planes()), (8, 2, 64));
+        let mut dead = vec![false; 64];
+        dead[8] = true; // die 1/0/0: planes 8 and 9 (groups 0 and 1)
         dead[9] = true;
-        let s = substitutes(&geo, &dead);
         let ids = |v: &Vec<PlaneId>| v.iter().map(|p| p.0).collect::<Vec<_>>();
-        assert_eq!(ids(&s[8]), vec![10, 11, 12, 13, 14, 15]);
-        assert_eq!(ids(&s[9]), vec![10, 11, 12, 13, 14, 15]);
+        let s = substitutes(&geo, &dead, None);
+        assert_eq!(s[8].len(), 62, "without RAIN: every healthy plane");
+        assert_eq!(s[8][0], PlaneId(10), "from the plane after it");
+        let s = substitutes(&geo, &dead, Some(8));
+        // Group 0 has a plane on die 0 of every channel: those dies (planes 8c, 8c+1) are left out.
+        assert_eq!(s[8].len(), 64 - 2 * 8);
+        assert!(s[8].iter().all(|q| q.0 % 8 >= 2), "{:?}", ids(&s[8]));
+        assert_eq!(ids(&s[9]), ids(&s[8]), "group 1 shares those dies");
         assert!(s[0].is_empty() && s[10].is_empty());
-        // A whole channel failed: the next channel's planes.
-        let mut dead = vec![false; geo.planes() as usize];
-        dead[8..16].fill(true);
-        let s = substitutes(&geo, &dead);
-        assert_eq!(ids(&s[11]), vec![20, 21, 22, 23, 16, 17, 18, 19]);
+        // No plane outside the failed group's dies: any healthy plane.
+        let tiny = presets::load("tiny").unwrap().geometry;
+        let s = substitutes(&tiny, &[false, false, true, false], Some(2));
+        assert_eq!(ids(&s[2]), vec![1, 3], "planes of the other group (1, 3)");
     }
 }

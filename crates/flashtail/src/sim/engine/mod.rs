@@ -467,8 +467,13 @@ impl Simulation {
         }
         if self.reqs.live > 0 || self.stalled.iter().any(|s| !s.is_empty()) || !self.buffer_wait.is_empty() {
             return Err(SimError::Stalled(format!(
-                "{} requests never completed (free blocks exhausted with nothing left to collect?)",
-                self.reqs.live
+                "{} requests never completed (free blocks exhausted with nothing left to collect?){}",
+                self.reqs.live,
+                if self.failures.is_some() {
+                    " after a die failure: the healthy planes may not hold the device's data (fail less, or use more over-provisioning)"
+                } else {
+                    ""
+                }
             )));
         }
         self.ftl.check_invariants().map_err(SimError::Invariant)?;

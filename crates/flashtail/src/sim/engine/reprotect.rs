@@ -28,7 +28,7 @@ use super::Simulation;
 use crate::ftl::NONE;
 use crate::scheduler::txn::NO_REQ;
 use crate::scheduler::{Txn, TxnKind};
-use crate::units::{Lpn, Ppn};
+use crate::units::{Lpn, PlaneId, Ppn};
 
 impl Simulation {
     /// The stripe of a data or parity id.
@@ -48,6 +48,21 @@ impl Simulation {
         (p != NONE && !self.pending_in_dram(p) && self.plane_dead(self.ftl.blocks.plane_of(Ppn(p)))).then_some(p)
     }
 
+    /// Where a re-protected page goes: the substitute host writes of `id` go to
+    /// (`choose_plane`) if it has room for a host write, else the next substitute of its
+    /// failed plane that has (the copy may sit anywhere: the map finds it); None if none has.
+    fn reprotect_target(&self, id: u32) -> Option<PlaneId> {
+        let first = self.choose_plane(id);
+        if self.has_free_page(first) {
+            return Some(first);
+        }
+        let r = self.rain.as_ref().expect("RAIN");
+        let home = r.plane_of(id);
+        let subs = &self.failures.as_ref()?.subs[home.idx()];
+        let at = subs.iter().position(|&p| p == first).unwrap_or(0);
+        subs[at..].iter().chain(&subs[..at]).copied().find(|&p| self.has_free_page(p))
+    }
+
     /// Start jobs while the limit allows (module doc).
     pub(super) fn reprotect_pump(&mut self) {
         if self.rain.is_none() {
@@ -65,7 +80,7 @@ impl Simulation {
             }
             let s = self.stripe_of_id(id);
             let behind = self.parity_epoch[s as usize] != self.stripe_epoch[s as usize];
-            if behind || !self.has_free_page(self.choose_plane(id)) {
+            if behind || self.reprotect_target(id).is_none() {
                 later.push(id);
                 continue;
             }
@@ -93,7 +108,7 @@ impl Simulation {
             Some(old) if !redo => {
                 // The job stays in flight until its write finishes (`die_finished`).
                 let parity = self.rain.as_ref().expect("RAIN").is_parity(id);
-                let target = self.choose_plane(id);
+                let target = self.reprotect_target(id).unwrap_or_else(|| self.choose_plane(id));
                 let t = Txn { parity, internal: true, ..self.txn_record(TxnKind::Write, target, id, old, NO_REQ) };
                 let t = self.store_txn(t);
                 self.reprotect_enqueue(t);
