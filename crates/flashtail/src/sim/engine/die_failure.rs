@@ -88,10 +88,11 @@ pub(super) struct DieFailures {
     pub parallel: u32,
     pub reprotected: u64,
     pub reprotected_data: u64,
-    /// A deliberately wrong re-protection, for the test that the oracle catches one: this
-    /// logical page is mapped to its new page without the rebuilt data being written there.
+    /// A deliberately wrong re-protection, for the test that the oracle catches one: the
+    /// n-th page re-protected (from 0) is mapped to its new page without the rebuilt data
+    /// being written there.
     #[cfg(test)]
-    pub sabotage_skip: Option<u32>,
+    pub sabotage_skip: Option<u64>,
 }
 
 impl Simulation {

@@ -51,7 +51,7 @@ impl Simulation {
     /// Where a re-protected page goes: the substitute host writes of `id` go to
     /// (`choose_plane`) if it has room for a host write, else the next substitute of its
     /// failed plane that has (the copy may sit anywhere: the map finds it); None if none has.
-    fn reprotect_target(&self, id: u32) -> Option<PlaneId> {
+    pub(super) fn reprotect_target(&self, id: u32) -> Option<PlaneId> {
         let first = self.choose_plane(id);
         if self.has_free_page(first) {
             return Some(first);
@@ -176,7 +176,7 @@ impl Simulation {
             self.ftl.map(Lpn(id), ppn);
             self.oracle.copy(old, ppn.0, v);
             #[cfg(test)]
-            if self.failures.as_ref().and_then(|f| f.sabotage_skip) == Some(id) {
+            if self.failures.as_ref().is_some_and(|f| f.sabotage_skip == Some(f.reprotected)) {
                 // The deliberately wrong re-protection: the page is mapped, its data never written.
                 self.oracle.place(ppn.0, 0);
             }
