@@ -535,6 +535,6 @@ mod tests {
         // No plane outside the failed group's dies: any healthy plane.
         let tiny = presets::load("tiny").unwrap().geometry;
         let s = substitutes(&tiny, &[false, false, true, false], Some(2));
-        assert_eq!(ids(&s[2]), vec![1, 3], "planes of the other group (1, 3)");
+        assert_eq!(ids(&s[2]), vec![3, 1], "planes of the other group, from the plane after it");
     }
 }

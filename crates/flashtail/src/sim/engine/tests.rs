@@ -372,25 +372,7 @@ fn a_recovery_that_trusts_stale_parity_is_caught_by_a_rebuilt_read() {
         let opts = SimOptions { seed: 3, oracle: true, power_cut_at: vec![1500, 4000, 6001, 8500, 11_000], ..Default::default() };
         let mut sim = Simulation::new(dev, scheme, opts).expect("device");
         sim.cuts.as_mut().expect("cuts on").skip_parity_repair = sabotage;
-        // Random 1-4 page requests, 70 % writes, 400 µs apart on average (xorshift64*).
-        let mut x = 11u64;
-        let mut rnd = |n: u64| {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            x.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
-        };
-        let mut t = 0;
-        let reqs: Vec<HostRequest> = (0..12_000)
-            .map(|_| {
-                t += rnd(800_001);
-                let np = 1 + rnd(4);
-                let p = rnd(pages - np);
-                let op = if rnd(100) < 70 { Op::Write } else { Op::Read };
-                HostRequest::new(Nanos(t), p * 4096, np * 4096, op)
-            })
-            .collect();
-        sim.run(&mut crate::host::VecSource::new(reqs))
+        sim.run(&mut crate::host::VecSource::new(random_requests(12_000, pages)))
     };
     let r = run(false).expect("a right recovery");
     assert_eq!(r.integrity.violations, 0);
@@ -501,24 +483,8 @@ fn a_reprotection_that_skips_a_page_is_caught_by_the_oracle() {
         let opts = SimOptions { seed: 3, oracle: true, failures, ..Default::default() };
         let mut sim = Simulation::new(dev, scheme, opts).expect("device");
         sim.failures.as_mut().expect("failures on").sabotage_skip = sabotage.then_some(0);
-        let mut x = 11u64;
-        let mut rnd = |n: u64| {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            x.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
-        };
-        let mut t = 0;
-        let mut reqs: Vec<HostRequest> = (0..3001)
-            .map(|_| {
-                t += rnd(800_001);
-                let np = 1 + rnd(4);
-                let p = rnd(pages - np);
-                let op = if rnd(100) < 70 { Op::Write } else { Op::Read };
-                HostRequest::new(Nanos(t), p * 4096, np * 4096, op)
-            })
-            .collect();
-        t += 2_000_000_000;
+        let mut reqs = random_requests(3001, pages);
+        let mut t = reqs.last().expect("requests").arrival.0 + 2_000_000_000;
         for p in (0..pages - 4).step_by(4) {
             t += 200_000;
             reqs.push(HostRequest::new(Nanos(t), p * 4096, 4 * 4096, Op::Read));
@@ -536,4 +502,26 @@ fn a_reprotection_that_skips_a_page_is_caught_by_the_oracle() {
         }
         other => panic!("the skipped page was not caught: {:?}", other.map(|r| r.integrity)),
     }
+}
+
+/// `n` random 1-4 page requests over `pages` pages, 70 % writes, 400 µs apart on average
+/// (xorshift64*, seed 11).
+fn random_requests(n: usize, pages: u64) -> Vec<HostRequest> {
+    let mut x = 11u64;
+    let mut rnd = |n: u64| {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+    };
+    let mut t = 0;
+    (0..n)
+        .map(|_| {
+            t += rnd(800_001);
+            let np = 1 + rnd(4);
+            let p = rnd(pages - np);
+            let op = if rnd(100) < 70 { Op::Write } else { Op::Read };
+            HostRequest::new(Nanos(t), p * 4096, np * 4096, op)
+        })
+        .collect()
 }
