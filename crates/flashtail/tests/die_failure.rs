@@ -272,3 +272,20 @@ fn refusals_name_the_field() {
     let all = plan(&["10:0/0/0", "10:0/1/0", "10:0/2/0", "10:0/3/0", "10:1/0/0", "10:1/1/0", "10:1/2/0", "10:1/3/0"], 4);
     assert!(err(all, SimOptions::default()).contains("every plane"));
 }
+
+/// ttflash (RAIN with the capacitor-backed stripe buffer, here 256 pages): a page of the
+/// failed die may have newer data dirty in the buffer while flash holds the older version;
+/// re-protection moves the flash version, reads are served from the buffer, and nothing is
+/// lost or read wrong. (Re-protection once checked the flash version against the newest
+/// and failed the run.)
+#[test]
+fn ttflash_stripe_buffer_and_reprotection() {
+    let (mut dev, reqs) = load(3);
+    dev.buffer.enabled = true;
+    dev.buffer.capacity_pages = 256;
+    let (r, _) = fail(&dev, "ttflash", reqs, plan(&["3000:1/2/0"], 4)).unwrap();
+    assert_eq!(r.integrity.violations, 0);
+    assert_eq!((extra(&r, "die_failure_lost_pages"), extra(&r, "failed_reads")), (0, 0));
+    assert!(extra(&r, "die_failure_reprotected_pages") > 300, "{:?}", r.flash.extra);
+    assert!(extra(&r, "flush_stripes") > 1000, "the buffer flushed to flash");
+}

@@ -369,6 +369,10 @@ impl Simulation {
     /// A host read of `lpn` for request `slot` sent down the read path again (its first
     /// attempt failed with its plane, or a rebuild of it could not be trusted).
     pub(super) fn reread(&mut self, slot: u32, lpn: u32) {
+        if let Some(v) = self.buffered_version(lpn) {
+            self.serve_from_ram(slot, lpn, v, "flush-buffer read");
+            return;
+        }
         let ppn = self.ftl.l2p[lpn as usize];
         if self.pending_in_dram(ppn) {
             self.dram_hit(slot, lpn, ppn);

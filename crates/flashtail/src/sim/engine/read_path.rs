@@ -196,7 +196,11 @@ impl Simulation {
             self.oracle.check_eq(pv, self.stripe_epoch[s as usize], pid, "parity epoch", self.now.0);
             let own = self.ftl.l2p[id as usize];
             let own_v = if own == NONE { 0 } else { self.oracle.page(own) };
-            self.oracle.check(id, own_v, "rebuilt read", self.now.0);
+            if why == RebuildFor::Reprotect {
+                self.check_flash_version(id, own_v, "re-protection rebuild");
+            } else {
+                self.oracle.check(id, own_v, "rebuilt read", self.now.0);
+            }
             self.check_stripe_parity(s, id);
             rain.other_members(id).collect()
         };

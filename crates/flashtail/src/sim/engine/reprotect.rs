@@ -63,6 +63,16 @@ impl Simulation {
         subs[at..].iter().chain(&subs[..at]).copied().find(|&p| self.has_free_page(p))
     }
 
+    /// A re-protection moves what flash holds: the newest version of `id`, or an older one
+    /// when newer data waits dirty in ttFlash's stripe buffer (as a GC read: `gc_path`).
+    pub(super) fn check_flash_version(&mut self, id: u32, v: u32, what: &str) {
+        if self.buffered_version(id).is_some() {
+            self.oracle.check_older(id, v, what, self.now.0);
+        } else {
+            self.oracle.check(id, v, what, self.now.0);
+        }
+    }
+
     /// Start jobs while the limit allows (module doc).
     pub(super) fn reprotect_pump(&mut self) {
         if self.rain.is_none() {
@@ -171,7 +181,7 @@ impl Simulation {
                 let s = self.stripe_of_id(id) as usize;
                 self.oracle.check_eq(v, self.stripe_epoch[s], id, "re-protected parity epoch", self.now.0);
             } else {
-                self.oracle.check(id, v, "die-failure re-protection", self.now.0);
+                self.check_flash_version(id, v, "die-failure re-protection");
             }
             self.ftl.map(Lpn(id), ppn);
             self.oracle.copy(old, ppn.0, v);
