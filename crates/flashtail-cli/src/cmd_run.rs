@@ -142,6 +142,18 @@ pub fn summary_text(r: &RunReport) -> String {
         i.requests_completed,
         i.requests_submitted
     );
+    if let Some(&n) = r.flash.extra.get("die_failures") {
+        let x = |k: &str| r.flash.extra.get(k).copied().unwrap_or(0);
+        let _ = writeln!(
+            s,
+            "die failures: {n} | pages lost {} | reads failed {} | reads rebuilt {} | pages re-protected {} (left {})",
+            x("die_failure_lost_pages"),
+            x("failed_reads"),
+            x("die_failure_rebuilt_reads"),
+            x("die_failure_reprotected_pages"),
+            x("die_failure_unprotected_pages")
+        );
+    }
     let c = &r.cost;
     let _ = writeln!(
         s,

@@ -64,6 +64,28 @@ pub struct RunOptions {
     /// dagc only with power-loss protection; not buffer.enabled without ttFlash's flush.
     #[arg(long, value_name = "N[,N...]", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..))]
     pub power_cut_at: Vec<u64>,
+    /// Fail a die just before the request after the AT-th arrives (repeatable; CH, CHIP, DIE
+    /// count from 0 within the channel and chip). Its operations under way and queued fail
+    /// (reads are served again, writes placed on a healthy plane), its blocks are retired,
+    /// GC never collects it, and its writes go to the same plane on the next die of the
+    /// channel. Under RAIN (ttflash-gtr, ttflash-rgc, ttflash) every read of its pages is
+    /// rebuilt from the stripe's other members and parity, and its data is re-protected in
+    /// the background (--reprotect-parallel); without RAIN its pages are lost: reads of them
+    /// fail (counted in failed_reads) and the run goes on. Reported as die_failures,
+    /// die_failure_lost_pages, die_failure_rebuilt_reads, die_failure_reprotected_pages,
+    /// failed_reads, ... (docs/failures.md). Not with power cuts or audits, nor splitgc,
+    /// cagc, dagc.
+    #[arg(long = "fail-die", value_name = "AT:CH/CHIP/DIE", value_parser = flashtail::sim::Failure::parse_die)]
+    pub fail_die: Vec<flashtail::sim::Failure>,
+    /// Fail one plane of a die, as --fail-die fails a whole die (repeatable).
+    #[arg(long = "fail-plane", value_name = "AT:CH/CHIP/DIE/PLANE", value_parser = flashtail::sim::Failure::parse_plane)]
+    pub fail_plane: Vec<flashtail::sim::Failure>,
+    /// Under RAIN, after a die or plane failure: re-protection jobs in flight at once (each
+    /// rebuilds one page of the failed die and writes it to a healthy plane); the limit on
+    /// what re-protection takes from the host. 0: no re-protection (every read of the failed
+    /// die's data stays a rebuild).
+    #[arg(long, value_name = "N", default_value_t = flashtail::sim::failure::DEFAULT_REPROTECT_PARALLEL, value_parser = parse_u32)]
+    pub reprotect_parallel: u32,
     /// Latency recording: `exact` keeps every sample (8 bytes a request, every percentile
     /// exact); `tail` keeps memory bounded for very long runs (exact from p99 up, body
     /// percentiles within 0.1 %).
@@ -89,6 +111,10 @@ impl RunOptions {
             oracle: !self.no_oracle,
             power_loss_every: self.power_loss_every.unwrap_or(0),
             power_cut_at: self.power_cut_at.clone(),
+            failures: flashtail::sim::FailurePlan {
+                failures: self.fail_die.iter().chain(&self.fail_plane).cloned().collect(),
+                reprotect_parallel: self.reprotect_parallel,
+            },
             latency: self.latency.parse().unwrap_or_default(),
             max_memory: self.max_memory,
         }

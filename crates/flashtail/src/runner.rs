@@ -38,6 +38,8 @@ pub struct RunSpec {
     /// Refuse the run when the device and scheme need more memory than this (bytes; 0: no
     /// limit; `None`: 80 % of the machine's available memory). See `config::memory`.
     pub max_memory: Option<u64>,
+    /// Dies and planes that fail during the run (empty = none; `sim::failure`).
+    pub failures: crate::sim::FailurePlan,
 }
 
 /// Why a run could not be done.
@@ -82,6 +84,7 @@ pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc
         power_loss_every: spec.power_loss_every,
         power_cut_at: spec.power_cut_at.clone(),
         footprint: spec.footprint.clone(),
+        failures: spec.failures.clone(),
         ..Default::default()
     };
     let sim = Simulation::new(spec.device.clone(), scheme, opts)?;

@@ -68,6 +68,7 @@ fn run(path: &Path) -> RunReport {
         latency: Default::default(),
         footprint: None,
         max_memory: None,
+        failures: Default::default(),
     };
     run_opened(&spec, &open, None).unwrap()
 }

@@ -44,6 +44,7 @@ fn spec(dev: &DeviceConfig, scheme: &str) -> RunSpec {
         latency: Default::default(),
         footprint: None,
         max_memory: None,
+        failures: Default::default(),
     }
 }
 

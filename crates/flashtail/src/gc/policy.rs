@@ -98,6 +98,9 @@ pub struct GcCtx<'a> {
     pub dev: &'a DeviceConfig,
     pub ftl: &'a Ftl,
     pub planes: &'a [PlaneGc],
+    /// Per plane: failed (`--fail-die`; empty without failures). A failed plane is shown as
+    /// having every block free ([`GcCtx::free_blocks`]), so no policy collects or waits on it.
+    pub failed: &'a [bool],
     pub soft_blocks: u32,
     pub hard_blocks: u32,
     pub cmds: &'a mut Vec<GcCmd>,
@@ -105,6 +108,9 @@ pub struct GcCtx<'a> {
 
 impl GcCtx<'_> {
     pub fn free_blocks(&self, p: PlaneId) -> u32 {
+        if self.failed.get(p.idx()) == Some(&true) {
+            return self.ftl.geo.blocks_per_plane;
+        }
         self.ftl.free_blocks(p)
     }
     pub fn grant(&mut self, p: PlaneId, g: Grant) {

@@ -25,6 +25,8 @@ pub struct RunSettings {
     pub latency: LatencyMode,
     /// Refuse a run estimated to need more memory than this (`RunSpec::max_memory`).
     pub max_memory: Option<u64>,
+    /// Dies and planes that fail during each run (`RunSpec::failures`).
+    pub failures: crate::sim::FailurePlan,
 }
 
 impl Default for RunSettings {
@@ -38,6 +40,7 @@ impl Default for RunSettings {
             power_cut_at: Vec::new(),
             latency: LatencyMode::Exact,
             max_memory: None,
+            failures: Default::default(),
         }
     }
 }
@@ -57,6 +60,7 @@ impl RunSettings {
             latency: self.latency,
             footprint: None,
             max_memory: self.max_memory,
+            failures: self.failures.clone(),
         }
     }
 }

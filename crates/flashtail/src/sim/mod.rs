@@ -13,6 +13,7 @@
 //! (a recovery scans every programmed page).
 
 mod engine;
+pub mod failure;
 pub mod oracle;
 pub mod power_loss;
 pub(crate) mod requests;
@@ -22,6 +23,7 @@ pub use engine::Simulation;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use crate::stats::LatencyMode;
+pub use failure::{Failure, FailurePlan};
 
 /// Knobs of one run that are not part of the device or the scheme.
 #[derive(Clone, Debug)]
@@ -55,6 +57,9 @@ pub struct SimOptions {
     /// write them first (`workload`, `aged`); without it they fill the logical space at
     /// random. `runner::scan_footprint` finds it from a fresh copy of the input.
     pub footprint: Option<Arc<crate::ftl::footprint::Footprint>>,
+    /// Dies and planes that fail during the run, and how the engine answers (`failure`; the
+    /// engine's `die_failure` and `reprotect`). Empty: none.
+    pub failures: FailurePlan,
 }
 
 impl Default for SimOptions {
@@ -69,6 +74,7 @@ impl Default for SimOptions {
             power_loss_every: 0,
             power_cut_at: Vec::new(),
             footprint: None,
+            failures: FailurePlan::default(),
         }
     }
 }

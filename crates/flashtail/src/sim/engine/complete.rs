@@ -32,6 +32,13 @@ impl Simulation {
         let unit = &mut self.units[u as usize];
         let t = unit.running;
         unit.vacate(self.now);
+        if self.failures.is_some() && self.plane_dead(self.txns[t as usize].plane) {
+            // Its plane failed while it ran (`die_failure`).
+            self.fail_txn(t);
+            self.free_txns.push(t);
+            self.dispatch(u);
+            return;
+        }
         // Field by field, not a clone: the phase byte was stored just before, and a wide
         // copy over it would miss store-to-load forwarding (see `begin`).
         let txn = {
@@ -48,6 +55,8 @@ impl Simulation {
                 parity: x.parity,
             }
         };
+        // A re-protection write ends its job (`die_failure`); read now: the slot is reused below.
+        let reprotected = self.failures.is_some() && txn.kind == TxnKind::Write && self.txns[t as usize].internal;
         self.free_txns.push(t);
         let geo = &self.ftl.geo;
         match txn.kind {
@@ -74,15 +83,7 @@ impl Simulation {
                     self.superseded_done(txn.dst);
                 }
                 self.retry_held(u);
-                if txn.buffered && self.flush.is_some() {
-                    if !txn.parity {
-                        self.flush_release();
-                    }
-                } else if txn.buffered {
-                    self.buffer_release(txn.parity);
-                } else if txn.req != NO_REQ {
-                    self.page_done(txn.req);
-                }
+                self.write_page_finished(txn.req, txn.buffered, txn.parity);
             }
             TxnKind::GcCopy | TxnKind::GcCopyback => {
                 let sealed = self.ftl.blocks.mark_programmed(geo, Ppn(txn.dst), self.now.0);
@@ -135,9 +136,28 @@ impl Simulation {
                 self.retry_stalled(txn.plane);
             }
         }
+        if self.failures.is_some() {
+            // Reads waiting for parity, and re-protection, may go on (`die_failure`).
+            self.die_finished(reprotected);
+        }
         self.dispatch(u);
         if self.content.is_some() {
             self.content_channel_check(u);
+        }
+    }
+
+    /// A page write is done for whoever waits on it: the flush buffer, the DRAM write
+    /// buffer, or its request.
+    #[inline(always)]
+    pub(super) fn write_page_finished(&mut self, req: u32, buffered: bool, parity: bool) {
+        if buffered && self.flush.is_some() {
+            if !parity {
+                self.flush_release();
+            }
+        } else if buffered {
+            self.buffer_release(parity);
+        } else if req != NO_REQ {
+            self.page_done(req);
         }
     }
 

@@ -138,6 +138,9 @@ impl Simulation {
         if self.content.is_some() {
             return self.content_background(u);
         }
+        if self.failures.is_some() {
+            return self.reprotect_next(u);
+        }
         None
     }
 
@@ -148,6 +151,13 @@ impl Simulation {
     /// can miss store-to-load forwarding.
     fn begin(&mut self, u: u32, t: u32) {
         let (kind, req) = (self.txns[t as usize].kind, self.txns[t as usize].req);
+        if self.failures.is_some() && self.plane_dead(self.txns[t as usize].plane) {
+            // Its plane failed (`die_failure`): it fails at once.
+            self.add_wait_from_snap(u, t);
+            self.fail_txn(t);
+            self.free_txns.push(t);
+            return;
+        }
         if kind == TxnKind::Read {
             let (lpn, internal, parent) = {
                 let x = &self.txns[t as usize];

@@ -206,6 +206,7 @@ impl Simulation {
                 dev: &self.dev,
                 ftl: &self.ftl,
                 planes: &self.gc,
+                failed: self.failures.as_ref().map_or(&[][..], |f| &f.dead[..]),
                 soft_blocks: self.soft,
                 hard_blocks: self.hard,
                 cmds: &mut cmds,
@@ -223,6 +224,8 @@ impl Simulation {
     fn apply_cmds(&mut self, mut cmds: Vec<GcCmd>) {
         for cmd in cmds.drain(..) {
             match cmd {
+                // A failed plane is never collected (`die_failure`).
+                GcCmd::Grant(p, _) | GcCmd::Instant(p) if self.plane_dead(p) => {}
                 GcCmd::Grant(p, g) => {
                     self.gc[p.idx()].grant = Some(g);
                     if self.content.is_some() && g.mode != GcMode::Background {

@@ -38,6 +38,7 @@ use std::time::Instant;
 
 mod complete;
 mod content_path;
+mod die_failure;
 mod dispatch;
 mod flush;
 mod gc_path;
@@ -49,6 +50,7 @@ mod power_cut;
 mod power_loss;
 mod read_path;
 mod report;
+mod reprotect;
 mod settle;
 mod suspend;
 #[cfg(test)]
@@ -245,6 +247,9 @@ pub struct Simulation {
     next_cut: u64,
     /// Until when the device recovers from a power cut: later arrivals wait for it (0: none).
     down_until: u64,
+    /// Die and plane failures (`die_failure`; off unless asked for). Their due request count
+    /// shares `next_cut` with power cuts (the two are not combined).
+    failures: Option<Box<die_failure::DieFailures>>,
 }
 
 impl Simulation {
@@ -373,6 +378,7 @@ impl Simulation {
             cuts: None,
             next_cut: u64::MAX,
             down_until: 0,
+            failures: None,
             ftl,
             dev,
             opts,
@@ -383,6 +389,7 @@ impl Simulation {
         sim.content_setup().map_err(SimError::Device)?;
         sim.parity_setup();
         sim.power_loss_setup().map_err(SimError::Device)?;
+        sim.failure_setup().map_err(SimError::Device)?;
         sim.programmed_at_start = sim.ftl.blocks.programmed.iter().map(|&x| x as u64).sum();
         // A preconditioned plane may already sit below the GC threshold.
         for p in 0..planes as u32 {
@@ -427,8 +434,9 @@ impl Simulation {
                 return Err(self.refuse(&r));
             }
             // A power cut is due before this request, or the device may still be recovering
-            // from one (`power_cut`): one test, and the rest out of line, given only the
-            // arrival time (passing the request itself made the loop keep it in memory).
+            // from one (`power_cut`), or a die fails (`die_failure`): one test, and the rest
+            // out of line, given only the arrival time (passing the request itself made the
+            // loop keep it in memory).
             let at = if self.c.requests_submitted >= self.next_cut { self.cut_or_hold(r.arrival) } else { r.arrival };
             self.arrive_at(r, at);
             self.check_fatal()?;
@@ -457,13 +465,18 @@ impl Simulation {
             }
             return Err(SimError::Empty(msg));
         }
-        if let Some(e) = self.cuts_left() {
+        if let Some(e) = self.cuts_left().or_else(|| self.failures_left()) {
             return Err(e);
         }
         if self.reqs.live > 0 || self.stalled.iter().any(|s| !s.is_empty()) || !self.buffer_wait.is_empty() {
             return Err(SimError::Stalled(format!(
-                "{} requests never completed (free blocks exhausted with nothing left to collect?)",
-                self.reqs.live
+                "{} requests never completed (free blocks exhausted with nothing left to collect?){}",
+                self.reqs.live,
+                if self.failures.is_some() {
+                    " after a die failure: the healthy planes may not hold the device's data (fail less, or use more over-provisioning)"
+                } else {
+                    ""
+                }
             )));
         }
         self.ftl.check_invariants().map_err(SimError::Invariant)?;

@@ -183,6 +183,9 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     pub(super) fn cut_or_hold(&mut self, arrival: Nanos) -> Nanos {
+        if self.failures.is_some() {
+            return self.failures_due(arrival);
+        }
         let due = self.cuts.as_ref().map_or(u64::MAX, |pc| pc.due);
         if self.c.requests_submitted >= due {
             let at = arrival.max(self.now);

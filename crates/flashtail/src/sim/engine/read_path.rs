@@ -22,6 +22,26 @@ use crate::units::{Nanos, PlaneId, Ppn};
 pub(super) struct Rebuild {
     pub req: u32,
     pub pending: u32,
+    /// The logical id rebuilt.
+    pub lpn: u32,
+    /// A member read failed with its plane (`die_failure`): the XOR cannot be trusted, and
+    /// the read (or re-protection) is done again.
+    pub broken: bool,
+    pub why: RebuildFor,
+    /// The stripe's epoch when the member reads were issued (a re-protection whose stripe
+    /// took a write meanwhile is done again: `reprotect`).
+    pub epoch: u32,
+}
+
+/// Why a page is rebuilt from its stripe.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum RebuildFor {
+    /// ttFlash's GC-tolerant read (a host read).
+    GcTolerant,
+    /// A host read of a page on a failed plane (`die_failure`).
+    DieFailure,
+    /// Re-protection of a failed plane's page (`reprotect`): no host request waits.
+    Reprotect,
 }
 
 impl Simulation {
@@ -50,6 +70,10 @@ impl Simulation {
             return;
         }
         let plane = self.plane_of_read(lpn, ppn);
+        if self.failures.is_some() && self.plane_dead(plane) {
+            self.degraded_read(slot, lpn);
+            return;
+        }
         if self.scheme.gc_tolerant_read && self.gc[plane.idx()].active() && self.try_rebuild(slot, lpn, plane) {
             return;
         }
@@ -57,14 +81,17 @@ impl Simulation {
         self.enqueue_user(t);
     }
 
-    fn plane_of_read(&self, lpn: u32, ppn: u32) -> PlaneId {
+    /// The plane a read of `lpn` (mapped to `ppn`) goes to: its page's, or for a page never
+    /// written, its home plane's (a failed one's substitute: `die_failure`).
+    pub(super) fn plane_of_read(&self, lpn: u32, ppn: u32) -> PlaneId {
         if ppn != NONE {
             return self.ftl.blocks.plane_of(Ppn(ppn));
         }
-        match &self.rain {
+        let home = match &self.rain {
             Some(r) => r.plane_of(lpn),
             None => self.static_plane(lpn),
-        }
+        };
+        self.healthy_plane(home, lpn)
     }
 
     /// A read of a page that holds no data, answered from the mapping table
@@ -124,8 +151,8 @@ impl Simulation {
         for &m in &members {
             let mp = self.ftl.l2p[m as usize];
             let p = self.plane_of_read(m, mp);
-            if self.gc[p.idx()].active() {
-                // Two GC'ing planes in one stripe: one parity cannot cover both.
+            if self.gc[p.idx()].active() || self.plane_dead(p) {
+                // Two GC'ing (or failed) planes in one stripe: one parity cannot cover both.
                 return false;
             }
             let ui = self.unit_of_plane[p.idx()];
@@ -154,25 +181,44 @@ impl Simulation {
             return false;
         }
         self.c.rebuilt_reads += 1;
-        let rb = self.rebuilds.len() as u32;
-        let id = if let Some(i) = self.free_rebuilds.pop() {
-            self.rebuilds[i as usize] = Rebuild { req: slot, pending: 1 };
+        self.rebuild(slot, lpn, s, RebuildFor::GcTolerant);
+        true
+    }
+
+    /// Rebuild `id` (a data page, or for a re-protection also a parity id) from the other
+    /// members of stripe `s`: read each of them from flash (internal reads), then XOR. For
+    /// request `slot` (`NO_REQ` for a re-protection, `reprotect`).
+    pub(super) fn rebuild(&mut self, slot: u32, id: u32, s: u32, why: RebuildFor) {
+        let rain = self.rain.clone().expect("rebuilds need RAIN");
+        let rb = Rebuild { req: slot, pending: 1, lpn: id, broken: false, why, epoch: self.stripe_epoch[s as usize] };
+        let rb = if let Some(i) = self.free_rebuilds.pop() {
+            self.rebuilds[i as usize] = rb;
             i
         } else {
-            self.rebuilds.push(Rebuild { req: slot, pending: 1 });
-            rb
+            self.rebuilds.push(rb);
+            (self.rebuilds.len() - 1) as u32
         };
-        // The rebuilt page is right iff the parity covers every data write the stripe has on
-        // flash (then XOR of the members' flash pages gives this page's flash data) and this
-        // page's flash data is its newest version. Member reads are internal: a member may be
-        // newer in the flush buffer, which does not matter to the XOR.
         let pid = rain.parity_id(s);
-        let pv = self.oracle.newest(pid);
-        self.oracle.check_eq(pv, self.stripe_epoch[s as usize], pid, "parity epoch", self.now.0);
-        let own = self.ftl.l2p[lpn as usize];
-        let own_v = if own == NONE { 0 } else { self.oracle.page(own) };
-        self.oracle.check(lpn, own_v, "rebuilt read", self.now.0);
-        self.check_stripe_parity(s, lpn);
+        let members: Vec<u32> = if id == pid {
+            // A parity page is the XOR of its stripe's data pages.
+            rain.data_members(s).collect()
+        } else {
+            // The rebuilt page is right iff the parity covers every data write the stripe has
+            // on flash (then XOR of the members' flash pages gives this page's flash data) and
+            // this page's flash data is its newest version. Member reads are internal: a
+            // member may be newer in the flush buffer, which does not matter to the XOR.
+            let pv = self.oracle.newest(pid);
+            self.oracle.check_eq(pv, self.stripe_epoch[s as usize], pid, "parity epoch", self.now.0);
+            let own = self.ftl.l2p[id as usize];
+            let own_v = if own == NONE { 0 } else { self.oracle.page(own) };
+            if why == RebuildFor::Reprotect {
+                self.check_flash_version(id, own_v, "re-protection rebuild");
+            } else {
+                self.oracle.check(id, own_v, "rebuilt read", self.now.0);
+            }
+            self.check_stripe_parity(s, id);
+            rain.other_members(id).collect()
+        };
         for m in members {
             let mp = self.ftl.l2p[m as usize];
             if mp == NONE {
@@ -181,12 +227,19 @@ impl Simulation {
             if self.pending_in_dram(mp) {
                 continue; // in controller memory: no flash read needed
             }
-            self.c.rebuild_extra_reads += 1;
-            self.rebuilds[id as usize].pending += 1;
-            self.internal_read(m, mp, id);
+            if why == RebuildFor::GcTolerant {
+                self.c.rebuild_extra_reads += 1;
+            } else if let Some(f) = &mut self.failures {
+                f.member_reads += 1;
+            }
+            self.rebuilds[rb as usize].pending += 1;
+            if why == RebuildFor::Reprotect {
+                self.reprotect_read(m, mp, rb);
+            } else {
+                self.internal_read(m, mp, rb);
+            }
         }
-        self.rebuild_part_done(id);
-        true
+        self.rebuild_part_done(rb);
     }
 
     /// A read of page `ppn` (id `id`) the controller makes for itself, no host request
@@ -194,11 +247,17 @@ impl Simulation {
     /// member read for a parity to be computed (ttFlash's flush, the parity repair after a
     /// power cut).
     pub(super) fn internal_read(&mut self, id: u32, ppn: u32, parent: u32) {
+        let t = self.internal_read_txn(id, ppn, parent);
+        self.enqueue_user(t);
+    }
+
+    /// The transaction of an internal read (`internal_read`), not yet queued.
+    pub(super) fn internal_read_txn(&mut self, id: u32, ppn: u32, parent: u32) -> u32 {
         let p = self.ftl.blocks.plane_of(Ppn(ppn));
         let t = self.new_txn(TxnKind::Read, p, id, ppn, NO_REQ);
         self.txns[t as usize].parent = parent;
         self.txns[t as usize].internal = true;
-        self.enqueue_user(t);
+        t
     }
 
     /// One member read of a rebuild finished (or the guard count was dropped).
@@ -206,9 +265,16 @@ impl Simulation {
         let rb = &mut self.rebuilds[id as usize];
         rb.pending -= 1;
         if rb.pending == 0 {
-            let req = rb.req;
+            let (req, lpn, broken, why) = (rb.req, rb.lpn, rb.broken, rb.why);
             self.free_rebuilds.push(id);
-            self.schedule(self.now + Nanos(self.dev.timing.xor_ns), super::EV_PAGE_DONE, req);
+            if why == RebuildFor::Reprotect {
+                let rb = self.rebuilds[id as usize].clone();
+                self.reprotect_done(rb);
+            } else if broken {
+                self.reread(req, lpn);
+            } else {
+                self.schedule(self.now + Nanos(self.dev.timing.xor_ns), super::EV_PAGE_DONE, req);
+            }
         }
     }
 }

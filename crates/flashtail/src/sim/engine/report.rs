@@ -83,14 +83,21 @@ impl Simulation {
                 extra.insert("power_cut_copies_dropped".into(), pc.copies_dropped);
             }
         }
+        let failures = self.failure_report(&mut extra);
         if let Some(fb) = &self.flush {
             extra.insert("flush_stripes".into(), fb.flushes);
             extra.insert("flush_steered_around_gc".into(), fb.flushes_steered);
             extra.insert("flush_rmw_reads".into(), fb.rmw_reads);
             extra.insert("flush_buffer_pages".into(), fb.cap as u64);
         }
+        // Re-protected data pages finish as host-page programs (`reprotect`); they are the
+        // failure's, not the host's.
+        let host_programmed = c.host_pages_programmed - self.failures.as_ref().map_or(0, |f| f.reprotected_data);
+        if let Some(f) = &self.failures {
+            extra.insert("die_failure_reprotected_data_pages".into(), f.reprotected_data);
+        }
         let flash = FlashCounts {
-            host_pages_programmed: c.host_pages_programmed,
+            host_pages_programmed: host_programmed,
             gc_pages_programmed: c.gc_pages_programmed,
             parity_pages_programmed: c.parity_pages_programmed,
             gc_pages_migrated: c.gc_pages_migrated,
@@ -100,7 +107,7 @@ impl Simulation {
             erases: c.erases,
             gc_runs: c.gc_runs,
             suspends: c.suspends,
-            waf: if c.host_pages_programmed == 0 { 0.0 } else { programmed as f64 / c.host_pages_programmed as f64 },
+            waf: if host_programmed == 0 { 0.0 } else { programmed as f64 / host_programmed as f64 },
             extra,
         };
         let n = c.requests_completed.max(1) as f64;
@@ -135,6 +142,10 @@ impl Simulation {
             "oracle": self.opts.oracle,
             "precondition": &self.precond,
         });
+        let mut config = config;
+        if let Some(f) = failures {
+            config["failures"] = f;
+        }
         RunReport {
             flashtail_version: env!("CARGO_PKG_VERSION").to_string(),
             scheme: self.scheme_name.clone(),

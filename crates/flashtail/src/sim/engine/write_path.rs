@@ -61,12 +61,14 @@ impl Simulation {
         }
     }
 
+    /// The plane a write of `id` goes to. A failed plane's writes go to its substitute
+    /// (`die_failure`).
     pub(super) fn choose_plane(&self, id: u32) -> PlaneId {
         if let Some(r) = &self.rain {
-            return r.plane_of(id);
+            return self.healthy_plane(r.plane_of(id), id);
         }
         match self.dev.ftl.allocation {
-            Allocation::Static => self.static_plane(id),
+            Allocation::Static => self.healthy_plane(self.static_plane(id), id),
             Allocation::Dynamic => {
                 // The least loaded unit (fewest queued transactions, the lowest on ties), and
                 // within it the plane with the most free blocks (the lowest on ties). The
@@ -75,7 +77,7 @@ impl Simulation {
                 // only valid data, and then writes stalled on it for good.
                 let mut best: Option<(usize, usize, u32)> = None;
                 for p in 0..self.ftl.geo.planes() {
-                    if !self.has_free_page(PlaneId(p)) {
+                    if !self.has_free_page(PlaneId(p)) || self.plane_dead(PlaneId(p)) {
                         continue;
                     }
                     let free = self.ftl.blocks.planes[p as usize].free.len();
@@ -91,7 +93,7 @@ impl Simulation {
                 }
                 match best {
                     Some((_, _, p)) => PlaneId(p),
-                    None => self.static_plane(id),
+                    None => self.healthy_plane(self.static_plane(id), id),
                 }
             }
         }
@@ -323,7 +325,7 @@ impl Simulation {
     /// Can a host write take a page on `plane` (its open block has room, or a free block
     /// beyond GC's reserve is left)?
     #[inline]
-    fn has_free_page(&self, plane: PlaneId) -> bool {
+    pub(super) fn has_free_page(&self, plane: PlaneId) -> bool {
         let pb = &self.ftl.blocks.planes[plane.idx()];
         pb.user_frontier.is_some() || pb.free.len() as u32 > self.dev.ftl.gc_reserved_blocks
     }
