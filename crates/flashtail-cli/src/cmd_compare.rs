@@ -101,6 +101,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     for (s, r) in schemes.iter().zip(results) {
         reports.push(r.map_err(|e| anyhow::anyhow!("scheme {s}: {e}"))?);
     }
+    flashtail::report::flag_postponed_gc(&mut reports);
     println!("{}", format_table(&reports));
     println!("{}", flashtail::report::format_tail_table(&reports));
     let notes = reports[0].workload_notes.iter().map(|(k, v)| (k.as_str(), v.as_str()));

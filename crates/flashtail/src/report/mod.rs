@@ -13,6 +13,7 @@ mod error;
 mod fmt;
 mod html;
 mod notes;
+mod postponed;
 mod svg;
 mod table;
 mod tail_table;
@@ -22,7 +23,8 @@ pub use csv_out::{cdf_csv, summary_csv};
 pub use error::ReportError;
 pub use fmt::{pct_count, waf_str};
 pub use html::{escape_html, render_html};
-pub use table::format_table;
+pub use postponed::{flag_postponed_gc, NO_GC_MARK, NO_GC_NOTE};
+pub use table::{format_table, render as render_rows};
 pub use tail_table::{format_tail_table, tail_summary};
 
 use crate::stats::RunReport;
