@@ -52,7 +52,7 @@ pub struct ContentParams {
     /// (drawn from a pool of 1 % of the pages, Zipf 0.8). Default 0: every preconditioned
     /// page unique, so only the trace's own writes can be duplicates. The paper fills its
     /// drive to 90 % without saying with what; a drive in service holds its workload's
-    /// duplicates, which this sets (experiments/splitgc.sh uses each workload's rate).
+    /// duplicates, which this sets (`flashtail reproduce splitgc` uses each workload's rate).
     pub fill_dups: f64,
     /// The preconditioned data was fingerprinted before the run (true), or the fingerprint
     /// table starts empty (false). SplitGC: by earlier scrub cycles (its duplicates are
