@@ -62,6 +62,9 @@ pub struct Outcome {
     pub files: Vec<PathBuf>,
 }
 
+/// A paper's experiment: runs with the options, logging a line per cell as it starts.
+pub type RunFn = fn(&Options, &mut dyn FnMut(&str)) -> Result<Outcome, ReproError>;
+
 /// A reproducible paper.
 pub struct Paper {
     pub name: &'static str,
@@ -71,7 +74,7 @@ pub struct Paper {
     pub full_time: &'static str,
     pub quick_time: &'static str,
     /// Runs the experiment; `log` gets a line per cell as it starts.
-    pub run: fn(&Options, &mut dyn FnMut(&str)) -> Result<Outcome, ReproError>,
+    pub run: RunFn,
 }
 
 /// Every paper `reproduce` knows.

@@ -34,8 +34,8 @@ use crate::workload::presets::SPLITGC_TABLE1;
 pub const PAPER: Paper = Paper {
     name: "splitgc",
     title: "SplitGC (Nie et al., Electronics 2025): tail latency and GC migration of SplitGC vs Baseline, DAGC and CAGC from the same 90 % fill",
-    full_time: "about 5 minutes on 2 cores (48 runs of 100k requests)",
-    quick_time: "about 40 s on 2 cores (8 runs of 50k requests)",
+    full_time: "2.5 min of CPU (48 runs of 100k requests); 15 min wall measured on a 2-core VM shared with other jobs",
+    quick_time: "6 s of CPU (8 runs of 50k requests); 20 s wall measured on the shared 2-core VM",
     run,
 };
 
