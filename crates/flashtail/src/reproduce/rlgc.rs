@@ -36,7 +36,7 @@ use crate::stats::RunReport;
 pub const PAPER: Paper = Paper {
     name: "rlgc",
     title: "RL-assisted GC (Kang, Shin, Yoo, ACM TECS 2017): write tail of RL-GC vs Lazy-RTGC on the paper's 3D NAND devices, from an empty device",
-    full_time: "252 runs of 0.5-6.6 M requests: the 126 empty-start runs took 31 min wall on a 2-core VM shared with other jobs, the whole about 45 min",
+    full_time: "6.6 min of CPU (252 runs of 0.5-6.6 M requests); 24 min wall measured on a 2-core VM shared with other jobs",
     quick_time: "31 s of CPU (16 runs); 100-120 s wall measured on a 2-core VM shared with other jobs",
     run,
 };
