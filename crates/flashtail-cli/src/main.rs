@@ -7,6 +7,7 @@ mod cmd_bench;
 mod cmd_compare;
 mod cmd_gen;
 mod cmd_presets;
+mod cmd_reproduce;
 mod cmd_run;
 mod cmd_schemes;
 mod cmd_sweep;
@@ -34,6 +35,8 @@ enum Cmd {
     Run(cmd_run::Args),
     /// List the device presets (or show one).
     Presets(cmd_presets::Args),
+    /// Rerun a seed paper's experiment in its setup: its numbers beside ours, a verdict per claim.
+    Reproduce(cmd_reproduce::Args),
     /// List the GC schemes.
     Schemes(cmd_schemes::Args),
     /// Run a parameter sweep (devices × overrides × workloads × seeds) from a TOML spec.
@@ -58,6 +61,7 @@ fn main() {
         Cmd::Compare(a) => cmd_compare::run(a),
         Cmd::Run(a) => cmd_run::run(a),
         Cmd::Presets(a) => cmd_presets::run(a),
+        Cmd::Reproduce(a) => cmd_reproduce::run(a),
         Cmd::Schemes(a) => cmd_schemes::run(a),
         Cmd::Sweep(a) => cmd_sweep::run(a),
         Cmd::Trace(a) => cmd_trace::run(a),

@@ -163,7 +163,8 @@ fn gc_runs_are_victims_selected_and_exceed_erases_only_by_unfinished_victims() {
         let f = read_json(&json)["flash"].clone();
         counts.push((f["erases"].as_u64().unwrap_or(0), f["gc_runs"].as_u64().unwrap_or(0)));
     }
-    assert_eq!(counts[0], (2234, 2237), "lazy-rtgc (erases, victims)");
+    // Intensive GC starts at the device's hard threshold minus one (tiny's, not one block).
+    assert_eq!(counts[0], (2440, 2441), "lazy-rtgc (erases, victims)");
     assert!(counts[0].1 - counts[0].0 <= 4, "at most one unfinished victim per plane");
     assert_eq!(counts[1].0, counts[1].1, "base finishes every victim it starts");
     let (stdout, _) = succeeds(&["compare", "--device", "tiny", "--schemes", "lazy-rtgc", "--gen", "bench-ref", "--gen-count", "20000", "--no-cost", "--out", s(&dir.join("c"))]);

@@ -16,6 +16,7 @@ pub mod host;
 pub mod interconnect;
 pub mod nand;
 pub mod report;
+pub mod reproduce;
 pub mod runner;
 pub mod scheduler;
 pub mod sim;

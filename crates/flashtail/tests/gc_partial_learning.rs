@@ -67,7 +67,7 @@ fn trained_agent_keeps_dense_phases_free_of_gc_and_uses_long_gaps() {
     // Dense phase: gaps of 2-6 ms are current-interval bins 8-10; the previous interval is
     // long (>= 100 µs) and the previous action small. Greedy there: no GC at all.
     for bin in 8..=10 {
-        let s = qtable::state(1_000_000, qtable::CUR_EDGES_NS[bin - 1], 0, 10, 100_000);
+        let s = qtable::state(&qtable::CUR_EDGES_NS, 1_000_000, qtable::CUR_EDGES_NS[bin - 1], 0, 10, 100_000);
         let visits = r.scheme_details["state_visits"][s].as_u64().unwrap();
         if visits < 200 {
             continue;
@@ -86,7 +86,7 @@ fn trained_agent_keeps_dense_phases_free_of_gc_and_uses_long_gaps() {
     let mut greedy = Vec::new();
     for bin in 12..=14 {
         for pa in [0, 10] {
-            let s = qtable::state(1_000_000, qtable::CUR_EDGES_NS[bin - 1], pa, 10, 100_000);
+            let s = qtable::state(&qtable::CUR_EDGES_NS, 1_000_000, qtable::CUR_EDGES_NS[bin - 1], pa, 10, 100_000);
             greedy.push(argmax(&q[s]) as f64);
         }
     }
@@ -204,6 +204,7 @@ fn states_after(
     for bin in bins {
         for prev_action in [0, 10] {
             let s = qtable::state(
+                &qtable::CUR_EDGES_NS,
                 1_000_000,
                 qtable::CUR_EDGES_NS[bin - 1],
                 prev_action,

@@ -41,7 +41,6 @@ fn every_preset_stays_in_bounds() {
             "rlgc-RBESQL" => 512 << 10,
             "rlgc-MSNSFS" => 256 << 10,
             "bench-ref" => 16 << 10,
-            n if n.ends_with("webresearch") || n.ends_with("webusers") => 8 << 10,
             _ => 64 << 10,
         };
         check(&v, span, 4096, 4096, max, name);

@@ -19,9 +19,12 @@
 //! Two tables, as in SplitGC §3.3:
 //! - `known` (the fingerprint table, and SplitGC's secondary mapping table): content → the
 //!   physical pages the device has fingerprinted and found to hold it (by read scrub, or by
-//!   a GC that fingerprints what it moves). A page stays listed while it holds the data,
-//!   valid or not, until its block is erased: data outlives invalidation, so a listed page
-//!   is always a readable copy.
+//!   a GC that fingerprints what it moves). With [`Content::delist_invalid`] (SplitGC §3.3:
+//!   "when a copy is invalidated ... the list is updated"; the default) a host overwrite
+//!   removes the old page from the list, except the last listed copy of a content that
+//!   logical pages still share, which stays readable until the engine rescues it before its
+//!   block's erase. Without it a page stays listed, valid or not, until its block is erased
+//!   (data outlives invalidation). Either way a listed page is always a readable copy.
 //! - `sharers`: content → the logical pages whose map entry is virtual (`VIRT | content`):
 //!   their data is read from any listed copy. The FTL keeps at least one copy listed while a
 //!   content has sharers; the engine rescues the last copy before an erase (see
@@ -68,6 +71,8 @@ pub struct Content {
     pub dup_marked: Vec<u32>,
     /// DAGC: checksums of invalidated pages (module [`Cache`]).
     pub cache: Option<Cache>,
+    /// A host overwrite removes the old page from the fingerprint table (module doc).
+    pub delist_invalid: bool,
     pages_per_block: u32,
     /// References per content id (module doc); 0 for a free id.
     refs: Vec<u32>,
@@ -167,6 +172,7 @@ impl Content {
             dup_bits: vec![0; pages.div_ceil(64)],
             dup_marked: vec![0; geo.total_blocks() as usize],
             cache: None,
+            delist_invalid: false,
             pages_per_block: geo.pages_per_block,
             refs: vec![0],
             free: Vec::new(),
@@ -526,6 +532,14 @@ impl Content {
             let c = self.page[old as usize];
             if let Some(cache) = &mut self.cache {
                 cache.insert(old, c);
+            }
+            if self.delist_invalid && c != 0 && self.is_known(old) {
+                let l = &self.known[c as usize];
+                let last_shared = l.len() == 1 && self.sharers.get(&c).is_some_and(|s| !s.is_empty());
+                if !last_shared {
+                    self.set_listed(old, false);
+                    self.known[c as usize].retain(|q| *q != old);
+                }
             }
         }
     }

@@ -164,6 +164,8 @@ pub fn compare(plan: &ComparePlan, progress: &[Arc<Progress>], cancel: &Cancel) 
     for (s, r) in plan.schemes.iter().zip(results) {
         reports.push(r.map_err(|e| format!("scheme {s}: {e}"))?);
     }
+    // A scheme that collected nothing while others did postponed its work past the end.
+    crate::report::flag_postponed_gc(&mut reports);
     Ok(CompareOutcome { schemes: plan.schemes.clone(), reports, wall_seconds })
 }
 

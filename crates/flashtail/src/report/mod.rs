@@ -16,6 +16,7 @@ mod fmt;
 mod html;
 mod html_tables;
 mod notes;
+mod postponed;
 mod svg;
 mod table;
 mod tail_table;
@@ -30,7 +31,8 @@ pub use evidence::{
 pub use figures::{figure_set, svg_to_png, write_figures, Figure, FiguresWritten, PNG_SCALE};
 pub use fmt::{pct_count, waf_str};
 pub use html::{escape_html, render_html};
-pub use table::format_table;
+pub use postponed::{flag_postponed_gc, NO_GC_MARK, NO_GC_NOTE};
+pub use table::{format_table, render as render_rows};
 pub use tail_table::{format_tail_table, tail_summary};
 pub use warnings::{comparison_warnings, run_warnings};
 

@@ -7,6 +7,7 @@
 use super::baseline::{baseline_index, ratio};
 use super::csv_out::StatFn;
 use super::fmt::{ms3, pct_count, ratio_str, waf_str};
+use super::postponed::{NO_GC_MARK, NO_GC_NOTE};
 use crate::stats::{LatencySummary, RunReport};
 
 /// Latency columns of the read and write tables: header and accessor.
@@ -86,7 +87,7 @@ pub fn format_table(reports: &[RunReport]) -> String {
         .iter()
         .map(|r| {
             vec![
-                r.scheme.clone(),
+                if r.no_gc_in_window { format!("{} {NO_GC_MARK}", r.scheme) } else { r.scheme.clone() },
                 waf_str(&r.flash),
                 r.flash.erases.to_string(),
                 r.flash.gc_runs.to_string(),
@@ -98,12 +99,15 @@ pub fn format_table(reports: &[RunReport]) -> String {
         })
         .collect();
     out.push_str(&render(&headers, rows));
+    if reports.iter().any(|r| r.no_gc_in_window) {
+        out.push_str(&format!("{NO_GC_MARK} {NO_GC_NOTE}\n"));
+    }
     out
 }
 
 /// Aligns `rows` under `headers`: first column left-aligned (names), the rest
 /// right-aligned (numbers), two spaces between columns, no trailing spaces.
-pub(super) fn render(headers: &[&str], rows: Vec<Vec<String>>) -> String {
+pub fn render(headers: &[&str], rows: Vec<Vec<String>>) -> String {
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {

@@ -160,6 +160,11 @@ pub struct RunReport {
     pub free_blocks: Vec<FreeBlocksSample>,
     pub integrity: IntegrityReport,
     pub cost: RunCost,
+    /// The scheme selected no GC victim in the measured window while another scheme of the
+    /// same comparison did (`report::flag_postponed_gc`): its latencies reflect GC work it
+    /// postponed past the end of the run, not a better policy. Absent (false) otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_gc_in_window: bool,
     /// Scheme-specific output (e.g. the RL agent's Q-table), free-form JSON.
     pub scheme_details: serde_json::Value,
     /// The complete configuration of the run (device, scheme parameters, workload), so a

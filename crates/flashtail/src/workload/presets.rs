@@ -1,10 +1,13 @@
 //! Named workload presets, each with its source and the assumptions added to it.
 //!
 //! - `bench-ref`: the project's performance reference workload (fixed by the project brief).
-//! - `rlgc-*`: the rows of Table 1 of the RL-GC paper (seed 002, "Workload Characteristics"):
+//! - `rlgc-*`: the rows of Table 1 of the RL-GC paper ("Workload Characteristics"):
 //!   write ratio, mean inter-arrival time and mean request size are the paper's; everything
 //!   else is an assumption stated below.
-//! - `splitgc-*`: the FIU workloads of the SplitGC paper (SplitGC paper) with their duplicate rates.
+//! - `splitgc-*`: the FIU workloads of Table 1 of the SplitGC paper ("Workload characterization"): write ratio, duplication rate and mean request size are that
+//!   table's. It gives no arrival rate: home1-3 and webmail take the mean interval of the
+//!   same FIU traces in RL-GC's Table 1; webresearch and webusers, in neither table, an
+//!   assumed 100 ms.
 //!
 //! Assumptions shared by the trace-like presets (not in the papers):
 //! - Arrivals: the FIU and MSR traces are bursty, so a mean interval M is realised as on/off
@@ -23,7 +26,7 @@
 //! Does not reproduce the traces themselves: only the statistics named above.
 
 use super::arrival::onoff_for_mean_interval;
-use super::config::{AddressPattern, Arrival, ContentConfig, GapDist, GenConfig, SizeDist, WeightedSize, BLOCK_4K};
+use super::config::{AddressPattern, Arrival, ContentConfig, GapDist, GenConfig, SizeDist, BLOCK_4K};
 
 /// One preset: name, one-line description (with source), builder.
 struct PresetDef {
@@ -45,15 +48,21 @@ const RLGC_TABLE1: [(&str, f64, f64, f64); 9] = [
     ("oltp", 0.99, 84.0, 4.46),
 ];
 
-/// SplitGC FIU duplicate rates (SplitGC paper).
-const SPLITGC_DUPS: [(&str, f64); 6] = [
-    ("home1", 0.453),
-    ("home2", 0.336),
-    ("home3", 0.360),
-    ("webmail", 0.701),
-    ("webresearch", 0.752),
-    ("webusers", 0.635),
+/// SplitGC Table 1: (name, write ratio, duplication rate, mean size KB).
+pub const SPLITGC_TABLE1: [(&str, f64, f64, f64); 6] = [
+    ("home1", 0.986, 0.453, 8.25),
+    ("home2", 0.869, 0.336, 10.93),
+    ("home3", 0.990, 0.360, 8.26),
+    ("webmail", 0.696, 0.701, 8.00),
+    ("webresearch", 0.999, 0.752, 8.00),
+    ("webusers", 0.893, 0.635, 8.76),
 ];
+
+/// Mean interval (µs) of a SplitGC workload: RL-GC's Table 1 for the traces it lists (the
+/// same FIU traces), else 100 ms (assumed).
+fn splitgc_interval_us(name: &str) -> f64 {
+    RLGC_TABLE1.iter().find(|r| r.0 == name).map_or(100_000.0, |r| r.2)
+}
 
 const TRACE_COUNT: u64 = 200_000;
 const BURST_LEN: f64 = 16.0;
@@ -96,18 +105,10 @@ fn rlgc(name: &str) -> GenConfig {
 }
 
 fn splitgc(name: &str) -> GenConfig {
-    let dup = SPLITGC_DUPS.iter().find(|r| r.0 == name).map(|r| r.1).unwrap_or(0.0);
-    let mut c = match name {
-        // Not in RL-GC Table 1: assumed 100 ms mean interval and mostly 4-8 KiB (SplitGC paper);
-        // write shares at the two ends of the spec's 70-99.9% range.
-        "webresearch" | "webusers" => {
-            let w = if name == "webresearch" { 0.999 } else { 0.70 };
-            let sizes =
-                vec![WeightedSize { bytes: BLOCK_4K, weight: 0.7 }, WeightedSize { bytes: 2 * BLOCK_4K, weight: 0.3 }];
-            trace_like(w, bursty(100_000.0), SizeDist::Weighted { sizes })
-        }
-        _ => rlgc(name),
-    };
+    let row = SPLITGC_TABLE1.iter().find(|r| r.0 == name).copied().unwrap_or(SPLITGC_TABLE1[0]);
+    let (_, w, dup, size_kb) = row;
+    let size = SizeDist::Geometric { mean_bytes: size_kb * 1024.0, max_bytes: 64 * 1024 };
+    let mut c = trace_like(w, bursty(splitgc_interval_us(name)), size);
     c.content = ContentConfig { fingerprints: true, dup_rate: dup, dup_theta: 0.8 };
     c
 }
@@ -155,12 +156,12 @@ const PRESETS: &[PresetDef] = &[
     rl!("RBESQL", "RL-GC Table 1 MSR RBESQL: 82% writes, 11,664 us mean interval (bursty), 57.85 KB"),
     rl!("MSNSFS", "RL-GC Table 1 MSR MSNSFS: 67% writes, 739 us mean interval (bursty), 21.67 KB"),
     rl!("oltp", "RL-GC Table 1 filebench oltp: 99% writes, 84 us mean interval (Poisson), 4.46 KB"),
-    sg!("home1", "SplitGC FIU home1: rlgc-home1 timing/sizes, 45.3% duplicate blocks"),
-    sg!("home2", "SplitGC FIU home2: rlgc-home2 timing/sizes, 33.6% duplicate blocks"),
-    sg!("home3", "SplitGC FIU home3: rlgc-home3 timing/sizes, 36.0% duplicate blocks"),
-    sg!("webmail", "SplitGC FIU webmail: rlgc-webmail timing/sizes, 70.1% duplicate blocks"),
-    sg!("webresearch", "SplitGC FIU webresearch: 99.9% writes (assumed), 4-8 KiB, 100 ms mean interval (assumed), 75.2% duplicates"),
-    sg!("webusers", "SplitGC FIU webusers: 70% writes (assumed), 4-8 KiB, 100 ms mean interval (assumed), 63.5% duplicates"),
+    sg!("home1", "SplitGC Table 1 FIU home1: 98.6% writes, 45.3% duplicates, 8.25 KB; rlgc-home1's 85,565 us interval"),
+    sg!("home2", "SplitGC Table 1 FIU home2: 86.9% writes, 33.6% duplicates, 10.93 KB; rlgc-home2's 320,548 us interval"),
+    sg!("home3", "SplitGC Table 1 FIU home3: 99.0% writes, 36.0% duplicates, 8.26 KB; rlgc-home3's 1,882,329 us interval"),
+    sg!("webmail", "SplitGC Table 1 FIU webmail: 69.6% writes, 70.1% duplicates, 8.00 KB; rlgc-webmail's 303,762 us interval"),
+    sg!("webresearch", "SplitGC Table 1 FIU webresearch: 99.9% writes, 75.2% duplicates, 8.00 KB; 100 ms mean interval (assumed)"),
+    sg!("webusers", "SplitGC Table 1 FIU webusers: 89.3% writes, 63.5% duplicates, 8.76 KB; 100 ms mean interval (assumed)"),
 ];
 
 /// The preset called `name` (span unset: call `with_span`), or `None` if there is none.

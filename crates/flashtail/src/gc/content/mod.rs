@@ -14,6 +14,8 @@
 //!
 //! Names take `key=value` overrides after a colon (`splitgc:groups=5,period_ms=1000`).
 //! Does not model: CAGC's placement of pages by reference count (hot/cold regions).
+//! Paper-versus-earlier behaviour is chosen by `move_kept` (DAGC) and `secondary`
+//! (SplitGC/CAGC); `fill_scrubbed` gives SplitGC and CAGC the same starting table.
 
 pub mod bloom;
 pub mod scrub;
@@ -50,11 +52,27 @@ pub struct ContentParams {
     /// (drawn from a pool of 1 % of the pages, Zipf 0.8). Default 0: every preconditioned
     /// page unique, so only the trace's own writes can be duplicates. The paper fills its
     /// drive to 90 % without saying with what; a drive in service holds its workload's
-    /// duplicates, which this sets (experiments/splitgc.sh uses each workload's rate).
+    /// duplicates, which this sets (`flashtail reproduce splitgc` uses each workload's rate).
     pub fill_dups: f64,
-    /// SplitGC: the preconditioned data was fingerprinted by earlier scrub cycles (true), or
-    /// the scrub starts with an empty table (false).
+    /// The preconditioned data was fingerprinted before the run (true), or the fingerprint
+    /// table starts empty (false). SplitGC: by earlier scrub cycles (its duplicates are
+    /// marked); CAGC: by earlier GCs, which put every content in its index. Both start from
+    /// the same table, so the comparison is on equal terms. DAGC keeps checksums of
+    /// invalidated pages only, and the fill has none, so it starts empty either way.
     pub fill_scrubbed: bool,
+    /// DAGC: GC moves the victim's kept (invalid, checksum-cached) pages with its valid ones
+    /// (true), or migrates only the valid pages and forgets the kept ones at the erase
+    /// (false, the default: the SplitGC paper's description, "selects the block with the
+    /// least number of invalid pages with cached checksum plus valid pages as the victim
+    /// block and migrates the valid pages in it"). `move_kept=true` was the only behaviour
+    /// before; its dropping rules (below the hard threshold, or no gain) still apply.
+    pub move_kept: bool,
+    /// SplitGC / CAGC: a host overwrite removes the old page from the fingerprint
+    /// (secondary) table (true, the default: SplitGC §3.3 updates the list when a copy is
+    /// invalidated), except a shared content's last copy, kept until the rescue before its
+    /// erase; false (`secondary=until_erase`) keeps invalidated copies listed and readable
+    /// until their block is erased, the only behaviour before.
+    pub delist_invalid: bool,
     /// DAGC: invalidated pages whose checksums are kept (oldest forgotten first); 0 = 1 % of
     /// the device's pages. ("For a while": the spec gives no size. Kept pages are moved by
     /// GC like valid ones, so the cache must stay well below the over-provisioning.)
@@ -69,11 +87,11 @@ pub struct ContentParams {
 
 impl Default for ContentParams {
     fn default() -> Self {
-        ContentParams { groups: 10, period_ms: 10_000, check_all: false, ecc_us: 20, sha_us: 80, manage_us: 10, bloom_bits: 4.2, fill_dups: 0.0, fill_scrubbed: true, cache_pages: 0, rescrub_unchanged: false }
+        ContentParams { groups: 10, period_ms: 10_000, check_all: false, ecc_us: 20, sha_us: 80, manage_us: 10, bloom_bits: 4.2, fill_dups: 0.0, fill_scrubbed: true, move_kept: false, delist_invalid: true, cache_pages: 0, rescrub_unchanged: false }
     }
 }
 
-const KEYS: &[&str] = &["groups", "period_ms", "check_all", "ecc_us", "sha_us", "manage_us", "bloom_bits", "fill_dups", "fill_scrubbed", "cache_pages", "rescrub_unchanged"];
+const KEYS: &[&str] = &["groups", "period_ms", "check_all", "ecc_us", "sha_us", "manage_us", "bloom_bits", "fill_dups", "fill_scrubbed", "move_kept", "secondary", "cache_pages", "rescrub_unchanged"];
 
 /// Bounds of the knobs, named in the errors: a period of 0 scheduled the next scrub pass at
 /// the same instant forever; the Bloom filter and the controller times must stay within
@@ -106,6 +124,14 @@ impl ContentParams {
                 "fill_dups" => self.fill_dups = v.parse::<f64>().ok().filter(|d| (0.0..=1.0).contains(d)).ok_or_else(|| bad("a share in 0..=1"))?,
                 "fill_scrubbed" => self.fill_scrubbed = v.parse().map_err(|_| bad("true or false"))?,
                 "rescrub_unchanged" => self.rescrub_unchanged = v.parse().map_err(|_| bad("true or false"))?,
+                "move_kept" => self.move_kept = v.parse().map_err(|_| bad("true or false"))?,
+                "secondary" => {
+                    self.delist_invalid = match v {
+                        "paper" => true,
+                        "until_erase" => false,
+                        _ => return Err(bad("paper or until_erase")),
+                    }
+                }
                 "cache_pages" => self.cache_pages = u32::try_from(int()?).map_err(|_| bad("below 2^32"))?,
                 _ => return Err(format!("scheme '{scheme}': unknown override '{k}' (keys: {})", KEYS.join(", "))),
             }

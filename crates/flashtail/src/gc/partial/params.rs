@@ -14,12 +14,17 @@ pub struct Params {
     /// T_GC: partial GC runs while a plane has `free <= t_gc` blocks. Default: the device's
     /// soft threshold minus one (the RL-GC presets encode T_GC = 10 that way).
     pub t_gc: Option<u32>,
-    /// Intensive GC starts at `free <= igc_on` (the paper: one free block left). It also
-    /// starts when free blocks reach the device's host-write reserve, since host writes
-    /// block there.
-    pub igc_on: u32,
-    /// T_IGC: intensive GC stops once `free > t_igc`.
-    pub t_igc: u32,
+    /// Intensive GC starts at `free <= igc_on` (the paper: one free block left). Default
+    /// `None` = the device's hard GC threshold minus one (the RL-GC presets set it to 2
+    /// blocks, i.e. one free block left), so intensive GC engages at the same share of a
+    /// plane on every device, as urgent GC does under the other schemes; with a fixed 1 it
+    /// would never engage on a device whose soft threshold is hundreds of blocks, and a
+    /// scheme would postpone all its GC past the end of a run. Intensive GC also starts
+    /// when free blocks reach the device's host-write reserve, since host writes block there.
+    pub igc_on: Option<u32>,
+    /// T_IGC: intensive GC stops once `free > t_igc`. Default `None` = `igc_on` + 2 (the
+    /// paper: on at 1, off above 3), before the host-write reserve raises the on-threshold.
+    pub t_igc: Option<u32>,
     /// Copies per intensive task (paper: 5 or 7). Default floor(tBERS / (tR + tPROG)) + 1:
     /// 7 on the 128 Gb device, 5 on the 512 Gb one.
     pub igc_copies: Option<u32>,
@@ -51,6 +56,11 @@ pub struct Params {
     /// with probability ∝ Q, negative values counted as 0), which the paper says its own
     /// experiments used. ε-exploration applies either way. docs/rlgc.md compares the two.
     pub proportional: bool,
+    /// Current-interval bins of the state: false (default, `bins=log5`) = five log-spaced
+    /// bins per decade from 100 µs to 100 ms; true (`bins=legible`) = Table 3's legible
+    /// edges (100 µs, 500 µs, 100 ms) with the bins between 500 µs and 100 ms log-spaced
+    /// (`qtable::LEGIBLE_EDGES_NS`). `flashtail reproduce rlgc` runs the legible ones.
+    pub legible_bins: bool,
     /// ε during the first `explore_actions` agent decisions ...
     pub eps_start: f64,
     /// ... and after them.
@@ -70,8 +80,8 @@ impl Default for Params {
     fn default() -> Self {
         Params {
             t_gc: None,
-            igc_on: 1,
-            t_igc: 3,
+            igc_on: None,
+            t_igc: None,
             igc_copies: None,
             copies: 2,
             max_copies: 10,
@@ -83,6 +93,7 @@ impl Default for Params {
             gamma: 0.8,
             q_init: None,
             proportional: false,
+            legible_bins: false,
             eps_start: 0.8,
             eps_end: 0.01,
             explore_actions: 1000,
@@ -100,6 +111,8 @@ pub struct Resolved {
     pub t_gc: u32,
     /// Effective intensive-on threshold: max(igc_on, host-write reserve).
     pub igc_on: u32,
+    /// Intensive mode ends once free blocks exceed this.
+    pub t_igc: u32,
     pub igc_copies: u32,
     pub copies: u32,
     /// Victims taken in the early (T_GC < free <= T_AGC) zone need at least this many
@@ -121,9 +134,12 @@ impl Params {
         let t = &dev.timing;
         let alpha = lazy_alpha(dev);
         let ppb = dev.geometry.pages_per_block;
+        let on = self.igc_on.unwrap_or(dev.hard_threshold_blocks().saturating_sub(1)).max(1);
+        let igc_on = on.max(dev.ftl.gc_reserved_blocks);
         Resolved {
             t_gc: self.t_gc.unwrap_or(soft_blocks.saturating_sub(1)),
-            igc_on: self.igc_on.max(dev.ftl.gc_reserved_blocks),
+            igc_on,
+            t_igc: self.t_igc.unwrap_or(on + 2),
             igc_copies: self.igc_copies.unwrap_or(alpha + 1),
             copies: if self.copies == 0 { alpha } else { self.copies },
             agc_min_invalid: (ppb as u64 * self.agc_invalid_pct as u64 / 100) as u32 + 1,
@@ -160,8 +176,8 @@ impl Params {
             };
             match k {
                 "t_gc" => self.t_gc = Some(uint()?),
-                "igc_on" => self.igc_on = uint()?,
-                "t_igc" => self.t_igc = uint()?,
+                "igc_on" => self.igc_on = Some(uint()?),
+                "t_igc" => self.t_igc = Some(uint()?),
                 "igc_copies" => self.igc_copies = Some(upto(1, MAX_COPIES, "copies per intensive task")?),
                 "copies" => self.copies = if v == "alpha" { 0 } else { upto(1, MAX_COPIES, "copies per task, or alpha")? },
                 "max_copies" => self.max_copies = upto(1, MAX_COPIES, "the largest action; the Q-table holds one column per action")?,
@@ -184,6 +200,13 @@ impl Params {
                         "greedy" => false,
                         "proportional" => true,
                         _ => return Err(bad("greedy or proportional")),
+                    }
+                }
+                "bins" => {
+                    self.legible_bins = match v {
+                        "log5" => false,
+                        "legible" => true,
+                        _ => return Err(bad("log5 or legible")),
                     }
                 }
                 "eps_start" => self.eps_start = frac()?,
@@ -239,6 +262,7 @@ pub const KEYS: &[&str] = &[
     "gamma",
     "q_init",
     "policy",
+    "bins",
     "eps_start",
     "eps_end",
     "explore_actions",
@@ -300,10 +324,20 @@ mod tests {
         assert_eq!(lazy_alpha(&d128), 6);
         assert_eq!(lazy_alpha(&d512), 4);
         let r = Params::default().resolve(&d128, d128.soft_threshold_blocks());
-        assert_eq!((r.t_gc, r.igc_copies, r.copies, r.igc_on), (10, 7, 2, 2));
+        assert_eq!((r.t_gc, r.igc_copies, r.copies, r.igc_on, r.t_igc), (10, 7, 2, 2, 3));
         // > 60% of 384 pages invalid = at least 231.
         assert_eq!(r.agc_min_invalid, 231);
         let r = Params::default().resolve(&d512, d512.soft_threshold_blocks());
         assert_eq!((r.t_gc, r.igc_copies, r.agc_min_invalid), (10, 5, 461));
+        // With the paper's one-block reserve: on at one free block, off above 3 (Table 4).
+        let mut paper = d128.clone();
+        paper.ftl.gc_reserved_blocks = 1;
+        let r = Params::default().resolve(&paper, paper.soft_threshold_blocks());
+        assert_eq!((r.igc_on, r.t_igc), (1, 3));
+        // A device with a share-based hard threshold: intensive GC scales with the plane.
+        let demo = presets::load("dtrs-demo").unwrap();
+        let r = Params::default().resolve(&demo, demo.soft_threshold_blocks());
+        assert_eq!(r.igc_on, demo.hard_threshold_blocks() - 1);
+        assert!(r.igc_on > 2 && r.t_igc >= r.igc_on + 2 && r.t_gc > r.t_igc, "{r:?}");
     }
 }

@@ -5,7 +5,9 @@
 //! (17 bins: < 100 µs, then five log-spaced bins per decade up to 100 ms, then ≥ 100 ms —
 //! our reading of Table 3, whose middle columns are unreadable) × previous action (2 bins:
 //! below half the largest action, or not). The bin edges are integer nanoseconds so runs
-//! do not depend on floating-point `pow`. No GC logic lives here.
+//! do not depend on floating-point `pow`. A second set of edges, [`LEGIBLE_EDGES_NS`], keeps
+//! every edge Table 3 shows legibly (< 100 µs, < 500 µs, > 100 ms) and spaces the rest
+//! logarithmically between 500 µs and 100 ms (`rlgc:bins=legible`). No GC logic lives here.
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -29,12 +31,23 @@ pub const CUR_EDGES_NS: [u64; 16] = [
     63_095_734,
     100_000_000,
 ];
+/// Lower edges (ns) of current-interval bins 1..=16 with Table 3's legible edges: 100 µs,
+/// then 500 µs × 200^(k/14), k = 0..=14 (500 µs … 100 ms).
+pub const LEGIBLE_EDGES_NS: [u64; 16] = [
+    100_000, 500_000, 730_011, 1_065_832, 1_556_137, 2_271_994, 3_317_160, 4_843_125, 7_071_068, 10_323_912, 15_073_134,
+    22_007_102, 32_130_845, 46_911_728, 68_492_137, 100_000_000,
+];
 pub const CUR_BINS: usize = 17;
 pub const STATES: usize = 2 * CUR_BINS * 2;
 
 /// Current-interval bin: the number of edges at or below the interval.
 pub fn cur_bin(interval_ns: u64) -> usize {
-    CUR_EDGES_NS
+    cur_bin_with(&CUR_EDGES_NS, interval_ns)
+}
+
+/// Current-interval bin under the given edges.
+pub fn cur_bin_with(edges: &[u64; 16], interval_ns: u64) -> usize {
+    edges
         .iter()
         .take_while(|&&e| e <= interval_ns)
         .count()
@@ -42,6 +55,7 @@ pub fn cur_bin(interval_ns: u64) -> usize {
 
 /// State index in 0..68.
 pub fn state(
+    edges: &[u64; 16],
     prev_interval_ns: u64,
     cur_interval_ns: u64,
     prev_action: u32,
@@ -50,7 +64,7 @@ pub fn state(
 ) -> usize {
     let p = usize::from(prev_interval_ns >= prev_split_ns);
     let a = usize::from(2 * prev_action >= max_action.max(1));
-    (p * CUR_BINS + cur_bin(cur_interval_ns)) * 2 + a
+    (p * CUR_BINS + cur_bin_with(edges, cur_interval_ns)) * 2 + a
 }
 
 /// Q-values, row-major `[state][action]`, all starting at `init`.
@@ -152,10 +166,16 @@ mod tests {
         assert_eq!(cur_bin(99_999_999), 15);
         assert_eq!(cur_bin(100_000_000), 16);
         assert_eq!(cur_bin(u64::MAX), 16);
-        assert_eq!(state(0, 0, 0, 10, 100_000), 0);
-        assert_eq!(state(0, 0, 5, 10, 100_000), 1);
-        assert_eq!(state(0, 0, 4, 10, 100_000), 0);
-        assert_eq!(state(100_000, u64::MAX, 10, 10, 100_000), STATES - 1);
+        let e = &CUR_EDGES_NS;
+        assert_eq!(state(e, 0, 0, 0, 10, 100_000), 0);
+        assert_eq!(state(e, 0, 0, 5, 10, 100_000), 1);
+        assert_eq!(state(e, 0, 0, 4, 10, 100_000), 0);
+        assert_eq!(state(e, 100_000, u64::MAX, 10, 10, 100_000), STATES - 1);
+        // Table 3's legible edges: < 100 µs, 100-500 µs, ..., >= 100 ms.
+        let l = &LEGIBLE_EDGES_NS;
+        assert_eq!((cur_bin_with(l, 99_999), cur_bin_with(l, 499_999), cur_bin_with(l, 500_000)), (0, 1, 2));
+        assert_eq!((cur_bin_with(l, 99_999_999), cur_bin_with(l, 100_000_000)), (15, 16));
+        assert!(l.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(STATES, 68);
     }
 

@@ -138,7 +138,9 @@ impl GcPolicy for RlGc {
         }
         if let Some(g) = gap.filter(|_| !zone.is_empty() && op_ok) {
             let p = &self.run.params;
+            let edges = if p.legible_bins { &qtable::LEGIBLE_EDGES_NS } else { &qtable::CUR_EDGES_NS };
             let s = qtable::state(
+                edges,
                 g.prev,
                 g.cur,
                 self.prev_action,
@@ -208,7 +210,7 @@ impl GcPolicy for RlGc {
             "epsilon_now": self.epsilon(),
             "reward_thresholds_ns": self.reward.thresholds,
             "zero_gap_requests": self.iv.zero_gap_requests,
-            "current_interval_bin_edges_ns": qtable::CUR_EDGES_NS,
+            "current_interval_bin_edges_ns": if self.run.params.legible_bins { qtable::LEGIBLE_EDGES_NS } else { qtable::CUR_EDGES_NS },
             "runner": self.run.details(),
         })
     }

@@ -83,6 +83,9 @@ pub struct TaskStats {
     /// Intensive tasks run because a plane could take no more host writes.
     pub blocked_tasks: u64,
     pub emergency_collections: u64,
+    /// Plane-time (ns, summed over planes) spent in intensive mode, over the intervals
+    /// that ended; `TaskRunner::details` adds the ones still open as `intensive_open_since_ns`.
+    pub intensive_plane_ns: u64,
 }
 
 pub struct TaskRunner {
@@ -90,6 +93,8 @@ pub struct TaskRunner {
     /// Set on the first hook (the device is unknown when the scheme is built).
     pub res: Option<Resolved>,
     intensive: Vec<bool>,
+    /// When each plane in intensive mode entered it (ns).
+    intensive_since: Vec<u64>,
     /// Guard timers pending per plane (see [`TaskRunner::guard`]).
     guard_timers: Vec<u32>,
     pub stats: TaskStats,
@@ -102,6 +107,7 @@ impl TaskRunner {
             params,
             res: None,
             intensive: Vec::new(),
+            intensive_since: Vec::new(),
             guard_timers: Vec::new(),
             stats: TaskStats::default(),
             mode_log: Vec::new(),
@@ -113,6 +119,7 @@ impl TaskRunner {
         if self.res.is_none() {
             self.res = Some(self.params.resolve(ctx.dev, ctx.soft_blocks));
             self.intensive = vec![false; ctx.num_planes() as usize];
+            self.intensive_since = vec![0; ctx.num_planes() as usize];
             self.guard_timers = vec![0; ctx.num_planes() as usize];
         }
         self.res
@@ -130,7 +137,7 @@ impl TaskRunner {
         let free = ctx.free_blocks(p);
         let on = self.intensive[p.idx()];
         let next = if on {
-            free <= self.params.t_igc
+            free <= r.t_igc
         } else {
             free <= r.igc_on
         };
@@ -138,6 +145,9 @@ impl TaskRunner {
             self.intensive[p.idx()] = next;
             if next {
                 self.stats.intensive_entries += 1;
+                self.intensive_since[p.idx()] = ctx.now.0;
+            } else {
+                self.stats.intensive_plane_ns += ctx.now.0.saturating_sub(self.intensive_since[p.idx()]);
             }
             if self.mode_log.len() < MODE_LOG_CAP {
                 self.mode_log.push(ModeChange {
@@ -304,6 +314,8 @@ impl TaskRunner {
             "resolved": &self.res,
             "tasks": &self.stats,
             "intensive_changes": &self.mode_log,
+            // Planes still in intensive mode at the end, and since when (ns).
+            "intensive_open_since_ns": self.intensive.iter().zip(&self.intensive_since).filter(|(on, _)| **on).map(|(_, t)| *t).collect::<Vec<u64>>(),
         })
     }
 }

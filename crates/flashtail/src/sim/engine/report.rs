@@ -178,6 +178,7 @@ impl Simulation {
                 events: c.events,
                 simulated_requests_per_second: if wall > 0.0 { c.requests_completed as f64 / wall } else { 0.0 },
             },
+            no_gc_in_window: false,
             scheme_details: self.scheme.gc.details(),
             config,
         }

@@ -83,7 +83,15 @@ impl Simulation {
         //   something as it was.
         if kind == ContentKind::Dagc {
             let ppb = self.ftl.geo.pages_per_block;
+            let move_kept = self.content.as_ref().is_some_and(|w| w.params.move_kept);
             while let Some(p) = self.dagc_kept_page(victim) {
+                if !move_kept {
+                    // The paper's DAGC migrates the valid pages only: kept pages go with
+                    // the erase (ContentParams::move_kept).
+                    self.ct().cache.as_mut().expect("dagc").forget(p);
+                    self.cw().add(Ctr::DagcKeptPagesErased, 1);
+                    continue;
+                }
                 let urgent = self.ftl.free_blocks(plane) < self.hard;
                 let written = self.content.as_ref().map_or(0, |w| w.victim_written[plane.idx()]);
                 let no_gain = written + 2 > ppb;

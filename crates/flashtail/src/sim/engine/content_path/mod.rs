@@ -60,6 +60,7 @@ counters! {
     CagcPagesDeduplicated => "cagc_pages_deduplicated",
     DagcKeptPagesDropped => "dagc_kept_pages_dropped",
     DagcKeptPagesDroppedNoGain => "dagc_kept_pages_dropped_no_gain",
+    DagcKeptPagesErased => "dagc_kept_pages_erased",
     DagcKeptPagesMoved => "dagc_kept_pages_moved",
     DagcRevalidatedWrites => "dagc_revalidated_writes",
     DeferredPages => "deferred_pages",
@@ -169,13 +170,15 @@ impl Simulation {
             "planes are numbered channel-major"
         );
         let mut content = Content::new(geo);
+        content.delist_invalid = cs.params.delist_invalid;
         if cs.kind == ContentKind::Dagc {
             let cap = if cs.params.cache_pages == 0 { geo.total_pages() / 100 } else { cs.params.cache_pages };
             content.cache = Some(crate::ftl::content::Cache::new(cap, geo.total_blocks(), geo.pages_per_block));
         }
         self.ftl.content = Some(Box::new(content));
         self.oracle.track_content();
-        self.fill_content(cs.params.fill_dups, cs.kind == ContentKind::SplitGc && cs.params.fill_scrubbed);
+        // A fingerprinted fill is known to SplitGC's scrub table and CAGC's index alike.
+        self.fill_content(cs.params.fill_dups, cs.kind != ContentKind::Dagc && cs.params.fill_scrubbed);
         if cs.kind == ContentKind::Cagc {
             let fp = Nanos((cs.params.sha_us + cs.params.manage_us) * 1000);
             self.costs = crate::scheduler::PhaseCosts::with_gc_fingerprint(&self.ftl.geo, &self.dev.timing, fp);
