@@ -131,7 +131,10 @@ impl From<ScanFail> for RunError {
     }
 }
 
-fn scan<F>(dev: &DeviceConfig, open: &F) -> Result<Option<Arc<Footprint>>, ScanFail>
+/// A footprint scan's outcome, kept per device by `run_many`.
+type Scanned = Result<Option<Arc<Footprint>>, ScanFail>;
+
+fn scan<F>(dev: &DeviceConfig, open: &F) -> Scanned
 where
     F: Fn() -> Result<Box<dyn RequestSource + Send>, String>,
 {
@@ -165,7 +168,7 @@ where
     F: Fn() -> Result<Box<dyn RequestSource + Send>, String> + Sync,
 {
     let mut specs = specs.to_vec();
-    let mut scanned: Vec<(DeviceConfig, Result<Option<Arc<Footprint>>, ScanFail>)> = Vec::new();
+    let mut scanned: Vec<(DeviceConfig, Scanned)> = Vec::new();
     let mut failed: Vec<Option<ScanFail>> = vec![None; specs.len()];
     for (i, spec) in specs.iter_mut().enumerate() {
         if spec.footprint.is_some() || !wants_footprint(&spec.device) {

@@ -13,7 +13,7 @@
 
 use flashtail::config::presets;
 use flashtail::host::RequestSource;
-use flashtail::runner::{run_opened, RunSpec};
+use flashtail::runner::run_opened;
 use flashtail::trace::{self, Format, ReplayOptions, TraceOptions};
 use flashtail::workload::{preset, write_trace, GenConfig, Generator, TraceFormat};
 use flashtail::RunReport;
@@ -56,20 +56,7 @@ fn run(path: &Path) -> RunReport {
         let raw = trace::open(&path, &opts).map_err(|e| e.to_string())?;
         Ok(trace::replay(raw, &ReplayOptions::default(), cap, page))
     };
-    let spec = RunSpec {
-        device: dev,
-        scheme: "base".into(),
-        victim: None,
-        interconnect: None,
-        seed: 1,
-        oracle: true,
-        power_loss_every: 0,
-        power_cut_at: Vec::new(),
-        latency: Default::default(),
-        footprint: None,
-        max_memory: None,
-        failures: Default::default(),
-    };
+    let spec = flashtail::job::RunSettings::default().spec(&dev, "base");
     run_opened(&spec, &open, None).unwrap()
 }
 

@@ -32,20 +32,7 @@ fn opener(dev: &DeviceConfig) -> impl Fn() -> Result<Box<dyn RequestSource + Sen
 }
 
 fn spec(dev: &DeviceConfig, scheme: &str) -> RunSpec {
-    RunSpec {
-        device: dev.clone(),
-        scheme: scheme.into(),
-        victim: None,
-        interconnect: None,
-        seed: 1,
-        oracle: false,
-        power_loss_every: 0,
-        power_cut_at: Vec::new(),
-        latency: Default::default(),
-        footprint: None,
-        max_memory: None,
-        failures: Default::default(),
-    }
+    flashtail::job::RunSettings { oracle: false, ..Default::default() }.spec(dev, scheme)
 }
 
 fn base(op: f64, occupancy: f64) -> RunReport {

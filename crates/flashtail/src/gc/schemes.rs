@@ -71,7 +71,7 @@ pub fn default_schemes(dev: &crate::config::DeviceConfig, fingerprinted: bool) -
         let rain = build_scheme(n, None, 0).is_ok_and(|s| s.rain);
         if rain && geo.channels < 3 {
             skipped.push((n, "RAIN parity needs at least 3 channels".to_string()));
-        } else if let (true, Err(e)) = (rain, rain.then(|| dev.rain_fits()).unwrap_or(Ok(()))) {
+        } else if let Some(Err(e)) = rain.then(|| dev.rain_fits()) {
             skipped.push((n, e));
         } else if n == "wla-gc" && geo.bits_per_cell == 1 {
             skipped.push((n, "one bit per cell: every page costs the same, so it is base".to_string()));

@@ -10,7 +10,7 @@ use crate::config::DeviceConfig;
 use crate::host::RequestSource;
 use crate::report::{flag_postponed_gc, write_outputs, CompareMeta};
 use crate::runner::{run_many, RunSpec};
-use crate::stats::{LatencyMode, RunReport};
+use crate::stats::RunReport;
 use crate::workload::{GenConfig, Generator};
 use std::path::{Path, PathBuf};
 
@@ -67,20 +67,7 @@ pub fn run_cell(cell: &Cell) -> Result<Vec<RunReport>, ReproError> {
     let specs: Vec<RunSpec> = cell
         .schemes
         .iter()
-        .map(|s| RunSpec {
-            device: cell.device.clone(),
-            scheme: s.clone(),
-            victim: None,
-            interconnect: None,
-            seed: cell.seed,
-            oracle: cell.oracle,
-            power_loss_every: 0,
-            power_cut_at: Vec::new(),
-            latency: LatencyMode::Exact,
-            footprint: None,
-            max_memory: None,
-            failures: Default::default(),
-        })
+        .map(|s| crate::job::RunSettings { seed: cell.seed, oracle: cell.oracle, ..Default::default() }.spec(cell.device, s))
         .collect();
     let mut reports = Vec::with_capacity(specs.len());
     for (s, r) in cell.schemes.iter().zip(run_many(&specs, open, &[])) {
