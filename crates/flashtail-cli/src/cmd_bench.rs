@@ -27,8 +27,9 @@ pub struct Args {
     /// Requests of the reference workload per case.
     #[arg(long, default_value_t = 1_000_000, value_parser = crate::sim_args::parse_count)]
     pub requests: u64,
-    /// Schemes to run, comma-separated.
-    #[arg(long, default_value = "base,preemptive", value_delimiter = ',')]
+    /// Schemes to run, comma-separated (default base,preemptive; with --side-by-side, one
+    /// scheme, default base).
+    #[arg(long, value_delimiter = ',')]
     pub schemes: Vec<String>,
     /// Integrity oracle: on, off or both.
     #[arg(long, default_value = "both", value_parser = ["on", "off", "both"])]
@@ -60,6 +61,21 @@ pub struct Args {
     /// the chained engine is tested against), to see what chaining saves.
     #[arg(long)]
     pub unchained: bool,
+    /// Side by side from a trace file: time a whole `flashtail run` on TRACE (parsing,
+    /// checks, footprint, preconditioning, run) in a child process, CPU seconds and peak
+    /// memory from the kernel, and `--against`'s command after it, round after round.
+    #[arg(long, value_name = "TRACE")]
+    pub side_by_side: Option<std::path::PathBuf>,
+    /// With --side-by-side: the trace's format (as `run --format`), when not detected.
+    #[arg(long, requires = "side_by_side")]
+    pub format: Option<String>,
+    /// With --side-by-side: the device (preset or TOML file).
+    #[arg(long, default_value = "mqsim-ref", requires = "side_by_side")]
+    pub device: String,
+    /// With --side-by-side: another simulator's command on the same trace, run by `sh -c`
+    /// after each flashtail run (e.g. "cd ../mqsim && ./MQSim -i ssdconfig.xml -w workload.xml").
+    #[arg(long, value_name = "CMD", requires = "side_by_side")]
+    pub against: Option<String>,
     /// Internal: run one case in this process and print its result as JSON.
     #[arg(long, hide = true)]
     pub child: Option<String>,
@@ -101,6 +117,28 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             bail!("--repeat applies to the scheme cases, not to --scaling");
         }
         return run_scaling(&a);
+    }
+    if let Some(trace) = &a.side_by_side {
+        let scheme = match a.schemes.as_slice() {
+            [] => "base",
+            [s] => s.as_str(),
+            _ => bail!("--side-by-side runs one scheme; --schemes names {}", a.schemes.len()),
+        };
+        build_scheme(scheme, None, SEED).map_err(anyhow::Error::msg)?;
+        return crate::bench_side::run(&crate::bench_side::SideBySide {
+            trace,
+            format: a.format.as_deref(),
+            device: &a.device,
+            scheme,
+            oracle: a.oracle != "off",
+            against: a.against.as_deref(),
+            repeat: a.repeat,
+            json: a.json.as_deref(),
+        });
+    }
+    let mut a = a;
+    if a.schemes.is_empty() {
+        a.schemes = vec!["base".into(), "preemptive".into()];
     }
     crate::sim_args::check_no_empty_scheme(&a.schemes)?;
     for s in &a.schemes {

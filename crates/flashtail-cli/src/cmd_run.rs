@@ -37,12 +37,16 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let dev = a.device.load()?;
     flashtail::runner::check_schemes(std::slice::from_ref(&a.scheme))?;
     let cap = flashtail::runner::host_capacity_bytes(&dev, &a.scheme)?;
-    let open = a.input.opener(&dev, cap)?;
-    a.input.plausibility(&open, &dev)?;
+    let open = flashtail::job::record_input(a.input.opener(&dev, cap)?, a.opts.input_memory);
+    // One pass over the input for the plausibility checks and the footprint preconditioning
+    // writes first; its request count is the progress bars' total.
+    let footprint = a.input.plausibility_and_footprint(&open, &dev)?;
     for w in crate::sim_args::buffer_warnings(&dev, std::slice::from_ref(&a.scheme), cap) {
         eprintln!("{w}");
     }
-    let spec = a.opts.spec(&dev, &a.scheme);
+    let mut spec = a.opts.spec(&dev, &a.scheme);
+    let known_total = footprint.as_ref().map(|f| f.requests);
+    spec.footprint = footprint;
     // Every output path is checked before the run, which may take hours.
     if let Some(p) = &a.json {
         check_file(p, "--json")?;
@@ -53,7 +57,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     a.figures.prepare()?;
     let progress = Arc::new(Progress::default());
     let p = progress.clone();
-    let count = |stop: &_| crate::sim_args::count_requests(&open, stop);
+    let count = |stop: &_| known_total.or_else(|| crate::sim_args::count_requests(&open, stop));
     let report = with_bars(std::slice::from_ref(&a.scheme), &[progress], count, || -> anyhow::Result<RunReport> {
         Ok(run_opened(&spec, &open, Some(p))?)
     })?;

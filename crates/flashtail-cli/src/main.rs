@@ -3,6 +3,7 @@
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+mod bench_side;
 mod cmd_bench;
 mod cmd_compare;
 mod cmd_gen;

@@ -3,7 +3,9 @@
 
 use crate::trace_args::TraceInput;
 use flashtail::job::{self, DeviceSource, Opener, RunSettings, Workload};
+use flashtail::ftl::footprint::Footprint;
 use flashtail::DeviceConfig;
+use std::sync::Arc;
 
 /// The default device: sized so the bundled DTRS slice garbage-collects from its first writes.
 pub const DEFAULT_DEVICE: &str = "dtrs-demo";
@@ -99,6 +101,12 @@ pub struct RunOptions {
     /// (suffixes K, M, G, T; 0: no limit). Default: 80 % of the memory the machine has available.
     #[arg(long, value_parser = crate::trace_args::parse_bytes)]
     pub max_memory: Option<u64>,
+    /// Read the workload into memory once when it takes at most this much there (24 bytes
+    /// a request, 8 more per content fingerprint; suffixes K, M, G), and replay it from
+    /// memory for the checks, the footprint and every scheme; 0 reads it from its source
+    /// each time.
+    #[arg(long, value_name = "BYTES", default_value = "256M", value_parser = crate::trace_args::parse_bytes)]
+    pub input_memory: u64,
 }
 
 impl RunOptions {
@@ -117,6 +125,7 @@ impl RunOptions {
             },
             latency: self.latency.parse().unwrap_or_default(),
             max_memory: self.max_memory,
+            input_memory: self.input_memory,
         }
     }
 
@@ -225,6 +234,20 @@ impl InputArgs {
         // The bundled slice has its own fixed unit.
         let unit_given = self.trace.parse.time_unit.is_some() || self.trace.trace.is_none();
         crate::trace_args::check_plausibility(&mut *src, &self.describe(), unit_given, Some(dev), self.trace.parse.strict)
+    }
+
+    /// The plausibility checks (as [`InputArgs::plausibility`]) and the replay's footprint
+    /// (`runner::scan_footprint`) in one pass over the input.
+    pub fn plausibility_and_footprint(&self, open: &Opener, dev: &DeviceConfig) -> anyhow::Result<Option<Arc<Footprint>>> {
+        let mut verdict = Ok(());
+        let footprint = flashtail::runner::scan_footprint_with(dev, open, |src| {
+            if self.gen.is_none() {
+                let unit_given = self.trace.parse.time_unit.is_some() || self.trace.trace.is_none();
+                verdict = crate::trace_args::check_plausibility(src, &self.describe(), unit_given, Some(dev), self.trace.parse.strict);
+            }
+            verdict.is_ok()
+        });
+        verdict.map(|()| footprint)
     }
 
     pub fn describe(&self) -> String {

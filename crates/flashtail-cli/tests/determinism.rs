@@ -55,3 +55,30 @@ fn run_and_every_compare_set_agree_byte_for_byte() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A trace read once into memory and replayed from there gives the same reports as one
+/// parsed from its file for every pass and scheme (`--input-memory 0`), on the bundled
+/// slice (with a workload footprint) and on a generator.
+#[test]
+fn an_input_replayed_from_memory_gives_the_same_bytes_as_one_read_each_time() {
+    let dir = std::env::temp_dir().join(format!("flashtail-mem-{}", std::process::id()));
+    for (i, input) in [vec!["--window", ":60"], vec!["--gen", "bench-ref", "--gen-count", "3000"]].iter().enumerate() {
+        let mut outs = Vec::new();
+        for mem in ["256M", "0"] {
+            let out = dir.join(format!("{i}-{mem}"));
+            let mut args = vec!["compare", "--device", "tiny", "--schemes", "nogc,base", "--no-cost", "--input-memory", mem, "--out", out.to_str().unwrap()];
+            args.extend(input.iter().copied());
+            flashtail(&args);
+            let json = out.join("run.json");
+            let mut run = vec!["run", "--device", "tiny", "--scheme", "base", "--no-cost", "--input-memory", mem, "--json", json.to_str().unwrap()];
+            run.extend(input.iter().copied());
+            flashtail(&run);
+            outs.push(out);
+        }
+        for f in ["summary.json", "summary.csv", "cdf.csv", "run.json"] {
+            let (x, y) = (std::fs::read(outs[0].join(f)).unwrap(), std::fs::read(outs[1].join(f)).unwrap());
+            assert!(!x.is_empty() && x == y, "{f} differs between an input in memory and one read each time ({input:?})");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -114,6 +114,30 @@ where
     scan(dev, open).map_err(RunError::from)
 }
 
+/// The footprint as [`scan_footprint`] finds it, while `first` reads the start of the same
+/// pass (as much of it as it likes: the plausibility checks' bounded scan), so the input is
+/// read once for both. `first` runs on a fresh copy even when the device needs no
+/// footprint, and returns whether to go on. A failing input, or `first` saying stop, gives
+/// `None`: a run then scans again and reports the failure itself.
+pub fn scan_footprint_with<F>(dev: &DeviceConfig, open: &F, first: impl FnOnce(&mut dyn RequestSource) -> bool) -> Option<Arc<Footprint>>
+where
+    F: Fn() -> Result<Box<dyn RequestSource + Send>, String>,
+{
+    let mut src = open().ok()?;
+    if !wants_footprint(dev) {
+        first(&mut *src);
+        return None;
+    }
+    let page_size = dev.geometry.page_size;
+    let mut f = Footprint::empty(dev.host_pages());
+    let mut noting = crate::ftl::footprint::Noting { src: &mut *src, footprint: &mut f, page_size, failed: false };
+    if !first(&mut noting) || noting.failed {
+        return None;
+    }
+    f.scan_rest(&mut *src, page_size).ok()?;
+    Some(Arc::new(f))
+}
+
 /// Why a footprint scan failed: the input did not open, or it is malformed (the same
 /// errors its run would report, so each scheme's run can report them).
 #[derive(Clone, Debug)]

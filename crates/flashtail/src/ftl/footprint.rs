@@ -9,7 +9,7 @@
 //! Does not look at content: a content-aware scheme's deduplication happens in the run.
 
 use crate::config::FootprintFill;
-use crate::host::{Op, RequestSource, SourceError};
+use crate::host::{HostRequest, Op, RequestSource, SourceError};
 
 /// Two bitsets over the host's logical pages.
 #[derive(Clone, Debug)]
@@ -36,18 +36,29 @@ impl Footprint {
     /// page count (the engine wraps into it) and `page_size` its page in bytes.
     pub fn scan(src: &mut dyn RequestSource, pages: u32, page_size: u32) -> Result<Footprint, SourceError> {
         let mut f = Footprint::empty(pages);
-        let (lp, ps) = (pages as u64, page_size as u64);
-        while let Some(r) = src.next_request()? {
-            f.requests += 1;
-            let first = r.offset / ps;
-            let last = (r.offset + r.size.max(1) - 1) / ps;
-            // A request longer than the logical space touches every page once.
-            let last = last.min(first + lp - 1);
-            for page in first..=last {
-                f.note((page % lp) as u32, r.op);
-            }
-        }
+        f.scan_rest(src, page_size)?;
         Ok(f)
+    }
+
+    /// Read the rest of `src` into this footprint (after a [`Noting`] pass over its start).
+    pub fn scan_rest(&mut self, src: &mut dyn RequestSource, page_size: u32) -> Result<(), SourceError> {
+        while let Some(r) = src.next_request()? {
+            self.note_request(&r, page_size);
+        }
+        Ok(())
+    }
+
+    /// Note every page one request touches.
+    fn note_request(&mut self, r: &HostRequest, page_size: u32) {
+        let (lp, ps) = (self.pages as u64, page_size as u64);
+        self.requests += 1;
+        let first = r.offset / ps;
+        let last = (r.offset + r.size.max(1) - 1) / ps;
+        // A request longer than the logical space touches every page once.
+        let last = last.min(first + lp - 1);
+        for page in first..=last {
+            self.note((page % lp) as u32, r.op);
+        }
     }
 
     /// Note one page access, in stream order.
@@ -89,6 +100,30 @@ impl Footprint {
     }
 }
 
+/// A source that passes requests on and notes each in a footprint, so another pass over the
+/// input (the plausibility checks) builds the footprint as it goes; [`Footprint::scan_rest`]
+/// then reads what that pass left.
+pub struct Noting<'a> {
+    pub src: &'a mut dyn RequestSource,
+    pub footprint: &'a mut Footprint,
+    pub page_size: u32,
+    /// The source failed while read through this one: the footprint is incomplete.
+    pub failed: bool,
+}
+
+impl RequestSource for Noting<'_> {
+    fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
+        let r = self.src.next_request().inspect_err(|_| self.failed = true)?;
+        if let Some(r) = &r {
+            self.footprint.note_request(r, self.page_size);
+        }
+        Ok(r)
+    }
+    fn describe(&self) -> String {
+        self.src.describe()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +146,22 @@ mod tests {
         let reads: Vec<u32> = (0..8).filter(|&l| f.holds(FootprintFill::Reads, l)).collect();
         assert_eq!((touched, reads), (vec![0, 1, 2, 5, 7], vec![2, 7]));
         assert!(!(0..8).any(|l| f.holds(FootprintFill::None, l)));
+    }
+
+    #[test]
+    fn a_noting_pass_and_the_rest_give_the_footprint_of_one_scan() {
+        let reqs: Vec<HostRequest> =
+            (0..50u64).map(|i| HostRequest::new(Nanos(i), (i * 7 % 23) * 4096, 4096 * (1 + i % 3), if i % 4 == 0 { Op::Write } else { Op::Read })).collect();
+        let whole = Footprint::scan(&mut VecSource::new(reqs.clone()), 16, 4096).unwrap();
+        let mut src = VecSource::new(reqs);
+        let mut f = Footprint::empty(16);
+        let mut noting = Noting { src: &mut src, footprint: &mut f, page_size: 4096, failed: false };
+        for _ in 0..20 {
+            noting.next_request().unwrap();
+        }
+        f.scan_rest(&mut src, 4096).unwrap();
+        assert_eq!((f.touched, f.read_first, f.requests), (whole.touched, whole.read_first, 50));
+        assert_eq!((f.touched_pages, f.read_first_pages), (whole.touched_pages, whole.read_first_pages));
     }
 
     #[test]

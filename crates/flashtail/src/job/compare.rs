@@ -27,6 +27,10 @@ pub struct RunSettings {
     pub max_memory: Option<u64>,
     /// Dies and planes that fail during each run (`RunSpec::failures`).
     pub failures: crate::sim::FailurePlan,
+    /// Read the workload into memory once when it fits in this many bytes, and replay it
+    /// from there for every pass and scheme (`record_input`); 0 reads it from its source
+    /// each time.
+    pub input_memory: u64,
 }
 
 impl Default for RunSettings {
@@ -41,6 +45,7 @@ impl Default for RunSettings {
             latency: LatencyMode::Exact,
             max_memory: None,
             failures: Default::default(),
+            input_memory: super::workload::INPUT_MEMORY_DEFAULT,
         }
     }
 }
@@ -127,7 +132,7 @@ pub fn plan(device: &DeviceConfig, workload: &Workload, schemes: &[String], run:
         host_capacity_bytes(device, s).map_err(|e| e.to_string())?;
     }
     let cap = device.host_bytes();
-    let open = workload.opener(device, cap)?;
+    let open = super::workload::record_input(workload.opener(device, cap)?, run.input_memory);
     let specs = schemes.iter().map(|s| run.spec(device, s)).collect();
     Ok(ComparePlan { schemes, specs, open })
 }

@@ -15,7 +15,7 @@ mod workload;
 pub use cancel::{Cancel, CancelSource, CANCELLED};
 pub use compare::{check_no_empty_scheme, compare, compare_meta, plan, plural, strip_cost, CompareOutcome, ComparePlan, RunSettings};
 pub use device::{load_device, DeviceSource};
-pub use workload::{Opener, Workload, SNIFF_REQUESTS};
+pub use workload::{record_input, Opener, Workload, INPUT_MEMORY_DEFAULT, SNIFF_REQUESTS};
 
 /// An error and its causes, `: `-separated, skipping a cause whose text the message before it
 /// already ends with (an error that quotes its own source would print it twice). The same

@@ -31,6 +31,23 @@ pub const SNIFF_REQUESTS: u64 = 100_000;
 /// Opens a fresh copy of a workload (one per scheme run).
 pub type Opener = Box<dyn Fn() -> Result<Box<dyn RequestSource + Send>, String> + Sync + Send>;
 
+/// How much memory a workload may take when read once and replayed from memory
+/// (`host::recorded`) by default: 256 MiB, about 10 M requests without content.
+pub const INPUT_MEMORY_DEFAULT: u64 = 256 << 20;
+
+/// `open`, read once into memory when the whole stream fits in `budget_bytes` (then every
+/// copy it opens replays that recording instead of parsing the file or drawing the
+/// generator again); `open` itself otherwise, or when the stream fails (its runs report it).
+pub fn record_input(open: Opener, budget_bytes: u64) -> Opener {
+    if budget_bytes == 0 {
+        return open;
+    }
+    let Ok(mut src) = open() else { return open };
+    let Some(rec) = crate::host::recorded::Recording::read(&mut *src, budget_bytes) else { return open };
+    let rec = std::sync::Arc::new(rec);
+    Box::new(move || Ok(Box::new(crate::host::recorded::Replayed::new(rec.clone())) as Box<dyn RequestSource + Send>))
+}
+
 impl Workload {
     /// A function that opens a fresh copy of the workload for a device, addressing `cap`
     /// bytes (offsets beyond wrap into it; generators spread over it). The workload is

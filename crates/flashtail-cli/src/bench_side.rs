@@ -1,0 +1,133 @@
+//! `flashtail bench --side-by-side TRACE`: the cost of a whole `flashtail run` from a trace
+//! file, as a user pays it (parsing, plausibility checks, footprint pass, preconditioning,
+//! the run, the report), beside another simulator's command on the same machine, one after
+//! the other. Each command runs as a child process and the kernel reports its cost when it
+//! ends (`wait4`): user + system CPU seconds and peak resident memory, its children
+//! included. Does not build or know the other simulator: `--against` is any shell command.
+
+use anyhow::{bail, Context};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// What the kernel says a finished child cost.
+#[derive(Clone, Copy, Debug)]
+pub struct ChildCost {
+    pub wall_s: f64,
+    pub cpu_s: f64,
+    pub peak_mib: f64,
+    pub exit_code: i32,
+}
+
+/// Run `cmd` to its end with its output discarded, and measure it.
+#[cfg(unix)]
+pub fn measure(mut cmd: Command) -> anyhow::Result<ChildCost> {
+    use std::process::Stdio;
+    let t0 = Instant::now();
+    let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().with_context(|| format!("starting {cmd:?}"))?;
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: a zeroed rusage is a valid value of the plain C struct wait4 fills.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our own child, not yet waited for; both pointers are to live locals.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    if r != pid {
+        bail!("waiting for {cmd:?}: {}", std::io::Error::last_os_error());
+    }
+    let wall_s = t0.elapsed().as_secs_f64();
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    let exit_code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
+    // Linux reports ru_maxrss in KiB.
+    Ok(ChildCost { wall_s, cpu_s: tv(ru.ru_utime) + tv(ru.ru_stime), peak_mib: ru.ru_maxrss as f64 / 1024.0, exit_code })
+}
+
+#[cfg(not(unix))]
+pub fn measure(_cmd: Command) -> anyhow::Result<ChildCost> {
+    bail!("--side-by-side needs a Unix kernel's wait4 to measure a child's CPU time and memory")
+}
+
+/// The side-by-side options of `bench`.
+pub struct SideBySide<'a> {
+    pub trace: &'a Path,
+    pub format: Option<&'a str>,
+    pub device: &'a str,
+    pub scheme: &'a str,
+    pub oracle: bool,
+    pub against: Option<&'a str>,
+    pub repeat: u32,
+    pub json: Option<&'a Path>,
+}
+
+pub fn run(s: &SideBySide) -> anyhow::Result<()> {
+    if !s.trace.is_file() {
+        bail!("--side-by-side: trace file {} not found", s.trace.display());
+    }
+    let exe = std::env::current_exe().context("finding this binary to re-run it")?;
+    let mut args: Vec<String> = vec!["run".into(), "--device".into(), s.device.into(), "--trace".into(), path_arg(s.trace)];
+    if let Some(f) = s.format {
+        args.extend(["--format".into(), f.into()]);
+    }
+    args.extend(["--scheme".into(), s.scheme.into()]);
+    if !s.oracle {
+        args.push("--no-oracle".into());
+    }
+    println!("flashtail bench --side-by-side: one process after the other, cost from the kernel (wait4)");
+    println!("  flashtail: {} {}", exe.display(), args.join(" "));
+    if let Some(c) = s.against {
+        println!("  against:   sh -c '{c}'");
+    }
+    println!("{:<10} {:>6} {:>9} {:>9} {:>10} {:>5}", "command", "round", "wall s", "cpu s", "peak MiB", "exit");
+    let mut all = Vec::new();
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for round in 1..=s.repeat {
+        let mut cmd = Command::new(&exe);
+        cmd.args(&args);
+        let c = measure(cmd)?;
+        if c.exit_code != 0 {
+            bail!("flashtail run exited with {} (run it by hand to see why: {} {})", c.exit_code, exe.display(), args.join(" "));
+        }
+        all.push(row("flashtail", round, &c));
+        ours.push(c);
+        if let Some(against) = s.against {
+            let mut cmd = Command::new("sh");
+            cmd.arg("-c").arg(against);
+            let c = measure(cmd)?;
+            // Some simulators exit non-zero after a normal run: reported, not refused.
+            all.push(row("against", round, &c));
+            theirs.push(c);
+        }
+    }
+    if !theirs.is_empty() {
+        let med = |v: &[ChildCost], f: fn(&ChildCost) -> f64| {
+            let mut x: Vec<f64> = v.iter().map(f).collect();
+            x.sort_by(f64::total_cmp);
+            x[x.len() / 2]
+        };
+        let (oc, tc) = (med(&ours, |c| c.cpu_s), med(&theirs, |c| c.cpu_s));
+        let (ow, tw) = (med(&ours, |c| c.wall_s), med(&theirs, |c| c.wall_s));
+        let (om, tm) = (med(&ours, |c| c.peak_mib), med(&theirs, |c| c.peak_mib));
+        println!(
+            "median of {} round{}: CPU {:.1}× less than the other command ({oc:.2} s vs {tc:.2} s), wall {:.1}×, peak memory {:.1}× less ({om:.1} vs {tm:.1} MiB)",
+            s.repeat,
+            if s.repeat == 1 { "" } else { "s" },
+            tc / oc,
+            tw / ow,
+            tm / om
+        );
+    }
+    if let Some(p) = s.json {
+        let text = serde_json::to_string_pretty(&Value::Array(all))?;
+        std::fs::write(p, text + "\n").with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(())
+}
+
+fn row(which: &str, round: u32, c: &ChildCost) -> Value {
+    println!("{which:<10} {round:>6} {:>9.2} {:>9.2} {:>10.1} {:>5}", c.wall_s, c.cpu_s, c.peak_mib, c.exit_code);
+    json!({"command": which, "round": round, "wall_seconds": c.wall_s, "cpu_seconds": c.cpu_s, "peak_rss_mib": c.peak_mib, "exit_code": c.exit_code})
+}
+
+fn path_arg(p: &Path) -> String {
+    PathBuf::from(p).to_string_lossy().into_owned()
+}
