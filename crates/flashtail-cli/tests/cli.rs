@@ -608,6 +608,33 @@ fn bench_repeat_runs_rounds_and_summarises_them() {
     fails(&["bench", "--scaling", "--repeat", "2"], &["--repeat applies to the scheme cases"]);
 }
 
+/// `bench --side-by-side` times a whole `run` from a trace file and another command after
+/// it, with the kernel's CPU seconds and peak memory for each, and the ratio.
+#[cfg(unix)]
+#[test]
+fn bench_side_by_side_times_a_run_from_a_file_and_another_command() {
+    let dir = scratch("bench-side");
+    let trace = dir.join("t.trace");
+    succeeds(&["gen", "--preset", "bench-ref", "--count", "3000", "--span-gib", "1", "--format", "mqsim", "-o", trace.to_str().unwrap()]);
+    let json = dir.join("side.json");
+    let out = succeeds(&[
+        "bench", "--side-by-side", trace.to_str().unwrap(), "--format", "mqsim", "--device", "tiny", "--repeat", "2",
+        "--against", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done", "--json", json.to_str().unwrap(),
+    ]);
+    assert!(out.contains("median of 2 rounds: CPU") && out.contains("less than the other command"), "{out}");
+    let rows = read_json(&json).as_array().cloned().unwrap_or_default();
+    let cmds: Vec<&str> = rows.iter().filter_map(|r| r["command"].as_str()).collect();
+    assert_eq!(cmds, ["flashtail", "against", "flashtail", "against"]);
+    for r in &rows {
+        // The shell loop and the run both burn CPU; the kernel counts it.
+        assert!(r["cpu_seconds"].as_f64().is_some_and(|c| c > 0.0), "{r}");
+        assert!(r["peak_rss_mib"].as_f64().is_some_and(|m| m > 0.5), "{r}");
+        assert_eq!(r["exit_code"], 0, "{r}");
+    }
+    fails(&["bench", "--side-by-side", "no/such.trace"], &["no/such.trace", "not found"]);
+    fails(&["bench", "--side-by-side", trace.to_str().unwrap(), "--schemes", "base,nogc"], &["one scheme"]);
+}
+
 /// A reader that stops early (`flashtail compare | head`) ends the output quietly, as with
 /// any Unix filter: no panic, no backtrace.
 #[cfg(unix)]
