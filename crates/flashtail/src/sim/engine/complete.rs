@@ -130,6 +130,11 @@ impl Simulation {
                 g.grant = None;
                 g.in_flight = false;
                 g.erasing = false;
+                // Planes waiting under a GC limit take the freed slot before this plane
+                // starts its next victim (gc_sched.rs).
+                if self.gc_waiters() {
+                    self.wake_gc_waiters();
+                }
                 self.victim_done(txn.plane);
                 self.free_changed(txn.plane);
                 self.gc_woken = false;
@@ -143,6 +148,10 @@ impl Simulation {
         self.dispatch(u);
         if self.content.is_some() {
             self.content_channel_check(u);
+        }
+        // A plane yielding to user I/O may start once its channel has drained (gc_sched.rs).
+        if self.gc_waiters() {
+            self.wake_gc_waiters();
         }
     }
 
