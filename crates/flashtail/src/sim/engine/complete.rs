@@ -130,11 +130,6 @@ impl Simulation {
                 g.grant = None;
                 g.in_flight = false;
                 g.erasing = false;
-                // Planes waiting under a GC limit take the freed slot before this plane
-                // starts its next victim (gc_sched.rs).
-                if self.gc_waiters() {
-                    self.wake_gc_waiters();
-                }
                 self.victim_done(txn.plane);
                 self.free_changed(txn.plane);
                 self.gc_woken = false;

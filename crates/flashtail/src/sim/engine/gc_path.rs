@@ -127,6 +127,9 @@ impl Simulation {
                 g.erase_waits = None;
                 g.in_flight = true;
                 g.erasing = true;
+                if self.gc_sched.is_some() {
+                    self.victim_erase_issued();
+                }
                 if self.content.is_some() {
                     self.content_erasing(victim);
                 }

@@ -2,11 +2,13 @@
 //! (`ftl.gc_max_per_channel`, `ftl.gc_max_per_group`) and GC yielding to user I/O above the
 //! hard threshold (`ftl.gc_yields_to_user_io`); docs/gc-scheduling.md.
 //!
-//! A plane "collects" from the moment its victim is chosen until the victim's erase ends.
+//! A plane "collects" from the moment its victim is chosen until the victim's erase is
+//! issued: the erase, in the plane alone, may overlap the next victim's moves on another
+//! plane (as the artifact clears its channel's GC chip when it issues the erase).
 //! A plane refused a victim keeps its grant and serves user I/O meanwhile; it is queued,
 //! once, in the order of refusal, and offered the chance again in that order when another
-//! plane's victim ends (a slot frees) or a user operation completes (its channel may have
-//! drained). A plane whose unit is busy when offered takes the slot when its unit frees,
+//! plane issues its victim's erase (a slot frees) or a user operation completes (its
+//! channel may have drained). A plane whose unit is busy when offered takes the slot when its unit frees,
 //! unless another plane took it first. The limits apply below the hard threshold too (the
 //! ttFlash artifact runs one GC per channel always); yielding applies only at or above it.
 //!
@@ -17,7 +19,18 @@ use super::Simulation;
 use crate::scheduler::unit::IDLE;
 use crate::scheduler::TxnKind;
 use crate::units::PlaneId;
+use crate::gc::PlaneGc;
 use std::collections::{BTreeMap, VecDeque};
+
+/// Engine timer token (the engine bit, `FREE_CHANGE_TOKEN`, set): offer the waiting planes
+/// a slot, just after the operation that freed it.
+pub(super) const GC_WAKE_TOKEN: u64 = super::FREE_CHANGE_TOKEN | 1 << 60;
+
+/// Whether a plane counts against the limits: a victim chosen, its erase not yet issued.
+#[inline]
+fn collecting(g: &PlaneGc) -> bool {
+    g.victim.is_some() && !g.erasing
+}
 
 /// The limits and the planes waiting under them (present only when a setting is on).
 pub(super) struct GcSched {
@@ -31,8 +44,10 @@ pub(super) struct GcSched {
     /// limit, and yielding to user I/O.
     refused_limit: u64,
     refused_yield: u64,
-    /// Most planes of one channel seen collecting at once (a new victim included).
+    /// Most planes of one channel, and of one RAIN group, seen collecting at once (a new
+    /// victim included).
     max_collecting_per_channel: u64,
+    max_collecting_per_group: u64,
 }
 
 impl GcSched {
@@ -51,6 +66,7 @@ impl GcSched {
             refused_limit: 0,
             refused_yield: 0,
             max_collecting_per_channel: 0,
+            max_collecting_per_group: 0,
         }))
     }
 }
@@ -78,8 +94,10 @@ impl Simulation {
             }
             None => {
                 let collecting = self.collecting_in_channel(plane) + 1;
+                let in_group = self.collecting_in_group(plane).map_or(0, |n| n + 1);
                 let s = self.gc_sched.as_deref_mut().expect("checked above");
                 s.max_collecting_per_channel = s.max_collecting_per_channel.max(collecting);
+                s.max_collecting_per_group = s.max_collecting_per_group.max(in_group);
                 true
             }
         }
@@ -101,20 +119,20 @@ impl Simulation {
         if s.max_per_channel > 0 && self.collecting_in_channel(plane) >= u64::from(s.max_per_channel) {
             return true;
         }
-        if let (true, Some(r)) = (s.max_per_group > 0, &self.rain) {
-            let busy = r.group_planes(r.group_of_plane(plane)).filter(|q| self.gc[q.idx()].victim.is_some()).count();
-            if busy >= s.max_per_group as usize {
-                return true;
-            }
-        }
-        false
+        s.max_per_group > 0 && self.collecting_in_group(plane).is_some_and(|n| n >= u64::from(s.max_per_group))
+    }
+
+    /// Planes of `plane`'s RAIN group with a victim being collected (`None` without RAIN).
+    fn collecting_in_group(&self, plane: PlaneId) -> Option<u64> {
+        let r = self.rain.as_ref()?;
+        Some(r.group_planes(r.group_of_plane(plane)).filter(|q| collecting(&self.gc[q.idx()])).count() as u64)
     }
 
     /// Planes of `plane`'s channel with a victim being collected.
     fn collecting_in_channel(&self, plane: PlaneId) -> u64 {
         let per = self.ftl.geo.planes_per_channel();
         let first = plane.0 / per * per;
-        (first..first + per).filter(|&p| self.gc[p as usize].victim.is_some()).count() as u64
+        (first..first + per).filter(|&p| collecting(&self.gc[p as usize])).count() as u64
     }
 
     /// Whether any unit of `plane`'s channel has a user read or write queued or running
@@ -159,6 +177,14 @@ impl Simulation {
         }
     }
 
+    /// A plane issued its victim's erase: with planes waiting, offer them the freed slot once
+    /// the current operation is done (a timer at the same instant).
+    pub(super) fn victim_erase_issued(&mut self) {
+        if self.gc_waiters() {
+            self.schedule_token(self.now, GC_WAKE_TOKEN);
+        }
+    }
+
     /// Whether planes wait to start a victim (tested on every completion; cheap when off).
     #[inline(always)]
     pub(super) fn gc_waiters(&self) -> bool {
@@ -171,6 +197,9 @@ impl Simulation {
             extra.insert("gc_victims_deferred_limit".into(), s.refused_limit);
             extra.insert("gc_victims_deferred_yield".into(), s.refused_yield);
             extra.insert("max_gc_planes_per_channel".into(), s.max_collecting_per_channel);
+            if self.rain.is_some() {
+                extra.insert("max_gc_planes_per_group_collecting".into(), s.max_collecting_per_group);
+            }
         }
     }
 }

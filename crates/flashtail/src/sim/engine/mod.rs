@@ -670,6 +670,10 @@ impl Simulation {
                         self.dispatch((token & 0xffff_ffff) as u32);
                         return;
                     }
+                    if token & gc_sched::GC_WAKE_TOKEN == gc_sched::GC_WAKE_TOKEN {
+                        self.wake_gc_waiters();
+                        return;
+                    }
                     if token & FREE_CHANGE_TOKEN != 0 {
                         self.free_changed(PlaneId((token & 0xffff_ffff) as u32));
                         return;
