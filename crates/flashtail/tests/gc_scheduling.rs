@@ -104,7 +104,7 @@ fn gc_above_the_hard_threshold_yields_to_a_read_on_its_channel() {
 /// one move under way with `reads-first`.
 #[test]
 fn reads_first_serves_a_read_between_a_victims_operations() {
-    let lpn = |k: u64| if k % 32 == 0 { 4 * (8 + k / 32) } else { 4 * ((k - k / 32 - 1) % 8) };
+    let lpn = |k: u64| if k.is_multiple_of(32) { 4 * (8 + k / 32) } else { 4 * ((k - k / 32 - 1) % 8) };
     let (mut reqs, last) = plane0_writes(lpn);
     let gc_start = last + XFER + TPROG;
     let arrival = gc_start + 100_000;
