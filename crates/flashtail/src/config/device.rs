@@ -23,6 +23,10 @@ pub struct DeviceConfig {
     /// The Venice mesh's parameters (schemes on the shared bus ignore them).
     #[serde(default)]
     pub interconnect: crate::interconnect::InterconnectConfig,
+    /// How a free execution unit picks its next queued transaction, and when it begins a
+    /// host write (`config::scheduling`, docs/gc-scheduling.md).
+    #[serde(default)]
+    pub scheduler: super::scheduling::SchedulerConfig,
 }
 
 /// Which resource runs one flash array operation at a time.
@@ -93,6 +97,20 @@ pub struct FtlConfig {
     /// What a host read of a logical page that holds no data costs.
     #[serde(default)]
     pub unwritten_reads: UnwrittenReads,
+    /// Most planes of one channel with a victim being collected at once (0: no limit). A
+    /// plane granted GC while the limit is reached waits, and starts its victim when another
+    /// plane of the channel has erased its own (docs/gc-scheduling.md).
+    #[serde(default)]
+    pub gc_max_per_channel: u32,
+    /// Most planes of one RAIN plane group with a victim being collected at once (0: no
+    /// limit); only schemes that keep RAIN parity have groups.
+    #[serde(default)]
+    pub gc_max_per_group: u32,
+    /// At or above the hard threshold, a plane does not start a new victim while any unit
+    /// of its channel has user I/O queued or in service; it starts when that drains. Below
+    /// the hard threshold GC starts regardless.
+    #[serde(default)]
+    pub gc_yields_to_user_io: bool,
 }
 
 /// What one GC trigger collects (`ftl.gc_victims_per_trigger`).
@@ -351,6 +369,7 @@ impl DeviceConfig {
             return Err("ftl.gc_reserved_blocks must be at least 1: GC needs a free block of its own to copy into, or a full plane deadlocks".into());
         }
         self.interconnect.validate()?;
+        self.scheduler.validate(&self.ftl, &self.geometry)?;
         if self.buffer.enabled && self.buffer.capacity_pages == 0 {
             return Err("buffer.capacity_pages must be > 0 when buffer.enabled".into());
         }

@@ -144,6 +144,10 @@ impl Simulation {
         if self.content.is_some() {
             self.content_channel_check(u);
         }
+        // A plane yielding to user I/O may start once its channel has drained (gc_sched.rs).
+        if self.gc_waiters() {
+            self.wake_gc_waiters();
+        }
     }
 
     /// A page write is done for whoever waits on it: the flush buffer, the DRAM write

@@ -61,6 +61,8 @@ impl Simulation {
         let u = self.unit_of_plane[txn.plane.idx()];
         let unit = &mut self.units[u as usize];
         txn.snap = unit.cum(self.now);
+        // Until its transfer waits for the channel: when it was queued (write_start.rs).
+        txn.chan_wait_start = self.now;
         if txn.req != NO_REQ {
             self.reqs.get(txn.req).last_plane = txn.plane;
         }
@@ -114,6 +116,12 @@ impl Simulation {
             return unit.reads.pop_front();
         }
         let (first, n) = (unit.first_plane, unit.num_planes);
+        if self.reads_first {
+            // `scheduler.order = "reads-first"`: reads before GC granted ahead of user I/O.
+            if let Some(t) = unit.reads.pop_front() {
+                return Some(t);
+            }
+        }
         for p in first..first + n {
             if self.gc[p as usize].foreground() {
                 if let Some(t) = self.next_gc_txn(PlaneId(p)) {
@@ -125,8 +133,12 @@ impl Simulation {
         if let Some(t) = unit.reads.pop_front() {
             return Some(t);
         }
-        if let Some(t) = unit.writes.pop_front() {
-            return Some(t);
+        if !unit.writes.is_empty() {
+            // `scheduler.write_start = "channel-free"`: not while its transfer would wait.
+            if self.write_start.is_some() && self.write_put_off(u) {
+                return None;
+            }
+            return self.units[u as usize].writes.pop_front();
         }
         for p in first..first + n {
             if matches!(self.gc[p as usize].grant, Some(g) if g.mode == GcMode::Background) {
@@ -211,6 +223,9 @@ impl Simulation {
         }
         if req != NO_REQ {
             self.add_wait_from_snap(u, t);
+            if self.write_start.is_some() {
+                self.charge_put_off(u, t);
+            }
         }
         // Only content-aware schemes flag transactions background: others skip the look.
         let cause = if self.content.is_some() { Cause::of_txn(&self.txns[t as usize]) } else { Cause::of(kind) };

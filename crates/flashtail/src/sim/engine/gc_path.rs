@@ -18,12 +18,17 @@ use crate::units::{BlockId, PlaneId, Ppn};
 impl Simulation {
     /// The next GC operation of a plane under its grant: a valid-page move or the erase.
     pub(super) fn next_gc_txn(&mut self, plane: PlaneId) -> Option<u32> {
-        let g = &mut self.gc[plane.idx()];
+        let g = &self.gc[plane.idx()];
         if g.in_flight {
             return None;
         }
         let grant = g.grant?;
         if g.victim.is_none() {
+            // The device's GC-scheduling limits and yielding (gc_sched.rs).
+            if self.gc_sched.is_some() && !self.may_start_victim(plane) {
+                return None;
+            }
+            let g = &mut self.gc[plane.idx()];
             match self.scheme.victim.select(&self.ftl, plane, grant.min_invalid_pages, self.now) {
                 Some(v) => {
                     self.ftl.blocks.state[v.idx()] = BlockState::Victim;
@@ -41,7 +46,7 @@ impl Simulation {
                 }
             }
         }
-        let victim = g.victim.expect("victim chosen");
+        let victim = self.gc[plane.idx()].victim.expect("victim chosen");
         if self.content.is_some() {
             if let Some(t) = self.content_gc_step(plane, victim) {
                 return t;
@@ -122,6 +127,9 @@ impl Simulation {
                 g.erase_waits = None;
                 g.in_flight = true;
                 g.erasing = true;
+                if self.gc_sched.is_some() {
+                    self.victim_erase_issued();
+                }
                 if self.content.is_some() {
                     self.content_erasing(victim);
                 }

@@ -42,6 +42,7 @@ mod die_failure;
 mod dispatch;
 mod flush;
 mod gc_path;
+mod gc_sched;
 mod host_path;
 mod mesh_path;
 mod parity_repair;
@@ -56,6 +57,7 @@ mod suspend;
 #[cfg(test)]
 mod tests;
 mod write_path;
+mod write_start;
 
 const EV_UNIT: u8 = 0;
 const EV_PAGE_DONE: u8 = 1;
@@ -250,6 +252,12 @@ pub struct Simulation {
     /// Die and plane failures (`die_failure`; off unless asked for). Their due request count
     /// shares `next_cut` with power cuts (the two are not combined).
     failures: Option<Box<die_failure::DieFailures>>,
+    /// The device's GC-scheduling limits and yielding (`gc_sched`; off unless set).
+    gc_sched: Option<Box<gc_sched::GcSched>>,
+    /// `scheduler.write_start = "channel-free"`: units that put a write off (`write_start`).
+    write_start: Option<Box<write_start::WriteStart>>,
+    /// `scheduler.order = "reads-first"` (`dispatch`).
+    reads_first: bool,
 }
 
 impl Simulation {
@@ -299,6 +307,7 @@ impl Simulation {
             u.write_cap = (dev.queued_writes_per_plane() as usize).saturating_mul(u.num_planes as usize);
         }
         let unit_planes: Vec<u32> = units.iter().map(|u| u.first_plane).collect();
+        let units_len = units.len();
         let mesh = mesh_path::MeshPaths::new(scheme.interconnect, &geo, &dev.interconnect, opts.seed, &unit_planes)
             .map_err(SimError::Device)?
             .map(Box::new);
@@ -379,6 +388,10 @@ impl Simulation {
             next_cut: u64::MAX,
             down_until: 0,
             failures: None,
+            gc_sched: gc_sched::GcSched::new(&dev),
+            write_start: (dev.scheduler.write_start == crate::config::WriteStart::ChannelFree)
+                .then(|| Box::new(write_start::WriteStart::new(geo.channels as usize, units_len))),
+            reads_first: dev.scheduler.order == crate::config::QueueOrder::ReadsFirst,
             ftl,
             dev,
             opts,
@@ -655,6 +668,10 @@ impl Simulation {
                     }
                     if token & content_path::WAKE_TOKEN == content_path::WAKE_TOKEN {
                         self.dispatch((token & 0xffff_ffff) as u32);
+                        return;
+                    }
+                    if token & gc_sched::GC_WAKE_TOKEN == gc_sched::GC_WAKE_TOKEN {
+                        self.wake_gc_waiters();
                         return;
                     }
                     if token & FREE_CHANGE_TOKEN != 0 {

@@ -107,11 +107,13 @@ impl Simulation {
     /// Each table (transaction, channel, unit) is indexed once and its entry updated through
     /// that borrow: every index is a bounds check, and this runs for most transfers.
     fn claim(&mut self, u: u32, t: u32, i: u8, ch: usize) {
+        // Units waiting to begin a write on this channel (write_start.rs) need its release too.
+        let may_chain = self.opts.chain_transfers && !self.writes_wait_for(ch);
         let txn = &mut self.txns[t as usize];
         let gc = usize::from(txn.is_gc());
         let c = &mut self.channels[ch];
         // With units already queued for the channel, the transfer's end hands it over: an event.
-        let plan = if self.opts.chain_transfers && c.waiters.is_empty() {
+        let plan = if may_chain && c.waiters.is_empty() {
             txn.chain_at(i, &self.costs)
         } else {
             Chain::single(i, txn.step_at(i, &self.costs).dur)
@@ -155,7 +157,7 @@ impl Simulation {
 
     /// Turn unit `h`'s next chained transfer end (if one is ahead) into a real event with
     /// the key it would have had, and drop the rest of its chain (module doc).
-    fn unchain(&mut self, h: u32, ch: usize) {
+    pub(super) fn unchain(&mut self, h: u32, ch: usize) {
         let Some(i) = self.next_chained(h) else { return };
         let unit = &self.units[h as usize];
         let (k, phase) = unit.chain[i];
@@ -204,6 +206,8 @@ impl Simulation {
                 c.free_after = u128::MAX;
                 if !c.waiters.is_empty() {
                     self.hand_over(ch);
+                } else if self.writes_wait_for(ch) {
+                    self.channel_released(ch);
                 }
             }
         }

@@ -57,6 +57,8 @@ impl Simulation {
         if let Some(m) = &self.mesh {
             m.report(&mut extra);
         }
+        self.gc_sched_report(&mut extra);
+        self.write_start_report(&mut extra);
         self.content_report(&mut extra);
         if let Some(d) = self.durable.as_ref().filter(|_| self.opts.power_loss_every > 0) {
             extra.insert("power_loss_audits".into(), d.audits);
