@@ -85,7 +85,7 @@ fn metrics(r: &RunReport, a: &Value) -> Vec<(&'static str, f64, f64)> {
 
 /// The ratio flashtail / artifact measured now (2 % outward) where flashtail misses the
 /// target: the ratio may move towards 1 (and past it, up to the target), not further away.
-/// `None`: the target holds. `docs/validation.md` ("ttFlash artifact") explains each gap.
+/// `None`: the target holds. `docs/validation.md` ("Why they differ") explains each gap.
 fn known_gap(trace: &str, config: &str, metric: &str) -> Option<f64> {
     Some(match (trace, config, metric) {
         // No-GC tails: reads wait behind user writes longer than in the artifact.
