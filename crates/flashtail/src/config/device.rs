@@ -93,6 +93,31 @@ pub struct FtlConfig {
     /// What a host read of a logical page that holds no data costs.
     #[serde(default)]
     pub unwritten_reads: UnwrittenReads,
+    /// Whether a die-wide execution unit (`unit = "die"`) runs queued operations of the same
+    /// kind on its planes as one multi-plane command (docs/devices.md).
+    #[serde(default)]
+    pub multi_plane: MultiPlane,
+}
+
+/// Multi-plane commands on a die (`ftl.multi_plane`): when a die-wide unit begins an
+/// operation, it takes queued operations of the same kind for its other planes and runs them
+/// as one command (one array phase for all, their transfers one after another on the channel).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MultiPlane {
+    /// One operation per die at a time.
+    #[default]
+    Off,
+    /// ONFI multi-plane commands as MQSim forms them (`TSU_Base::issue_command_to_chip`): at
+    /// most one operation per plane, all of one kind, all at the same page index within their
+    /// blocks (any block); erases at any block.
+    SamePage,
+}
+
+impl MultiPlane {
+    pub fn is_off(&self) -> bool {
+        *self == MultiPlane::Off
+    }
 }
 
 /// What one GC trigger collects (`ftl.gc_victims_per_trigger`).
@@ -351,6 +376,9 @@ impl DeviceConfig {
             return Err("ftl.gc_reserved_blocks must be at least 1: GC needs a free block of its own to copy into, or a full plane deadlocks".into());
         }
         self.interconnect.validate()?;
+        if !f.multi_plane.is_off() && self.timing.suspend.enabled {
+            return Err("ftl.multi_plane combines operations into one command, which timing.suspend cannot suspend: set one of them off".into());
+        }
         if self.buffer.enabled && self.buffer.capacity_pages == 0 {
             return Err("buffer.capacity_pages must be > 0 when buffer.enabled".into());
         }

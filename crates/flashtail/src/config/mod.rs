@@ -8,4 +8,4 @@ pub mod device;
 pub mod memory;
 pub mod overrides;
 pub mod presets;
-pub use device::{Allocation, BufferConfig, DeviceConfig, FootprintFill, FtlConfig, Precondition, RainParity, Spread, UnitOfExecution, UnwrittenReads, VictimsPerTrigger};
+pub use device::{Allocation, BufferConfig, DeviceConfig, FootprintFill, FtlConfig, MultiPlane, Precondition, RainParity, Spread, UnitOfExecution, UnwrittenReads, VictimsPerTrigger};

@@ -10,7 +10,8 @@
 //!   allocation and stalls, ttFlash's stripe buffer);
 //! - `dispatch`: transactions queue on units, which pick and begin them by priority;
 //! - `phases`, `suspend`, `mesh_path`: a running transaction's phases on the channel or the
-//!   Venice mesh, and program/erase suspension;
+//!   Venice mesh, and program/erase suspension; `multi_plane`: operations of a die's planes
+//!   run as one command;
 //! - `complete`: what a finished transaction changes;
 //! - `gc_path`: GC operations under the policy's grants, and the policy's hooks;
 //! - `content_path`: SplitGC, CAGC and DAGC's own work; `settle`: aged devices' start;
@@ -44,6 +45,7 @@ mod flush;
 mod gc_path;
 mod host_path;
 mod mesh_path;
+mod multi_plane;
 mod parity_repair;
 mod phases;
 mod power_cut;
@@ -250,6 +252,9 @@ pub struct Simulation {
     /// Die and plane failures (`die_failure`; off unless asked for). Their due request count
     /// shares `next_cut` with power cuts (the two are not combined).
     failures: Option<Box<die_failure::DieFailures>>,
+    /// Multi-plane commands' counters: present when `ftl.multi_plane` is on and units span
+    /// several planes (`multi_plane`).
+    multi_plane: Option<Box<multi_plane::MultiPlaneCounts>>,
 }
 
 impl Simulation {
@@ -379,6 +384,7 @@ impl Simulation {
             next_cut: u64::MAX,
             down_until: 0,
             failures: None,
+            multi_plane: (!dev.ftl.multi_plane.is_off() && unit_spans_planes(&dev)).then(Box::default),
             ftl,
             dev,
             opts,
@@ -708,4 +714,9 @@ fn build_units(dev: &DeviceConfig) -> (Vec<Unit>, Vec<u32>) {
         }
     }
     (units, of_plane)
+}
+
+/// Whether an execution unit spans several planes (a die of two or more planes).
+fn unit_spans_planes(dev: &DeviceConfig) -> bool {
+    dev.ftl.unit == UnitOfExecution::Die && dev.geometry.planes_per_die > 1
 }

@@ -58,6 +58,7 @@ impl Simulation {
             m.report(&mut extra);
         }
         self.content_report(&mut extra);
+        self.multi_plane_report(&mut extra);
         if let Some(d) = self.durable.as_ref().filter(|_| self.opts.power_loss_every > 0) {
             extra.insert("power_loss_audits".into(), d.audits);
             extra.insert("power_loss_unacked_pages".into(), d.unacked_lost);
