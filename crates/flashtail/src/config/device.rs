@@ -108,10 +108,18 @@ pub enum MultiPlane {
     /// One operation per die at a time.
     #[default]
     Off,
-    /// ONFI multi-plane commands as MQSim forms them (`TSU_Base::issue_command_to_chip`): at
-    /// most one operation per plane, all of one kind, all at the same page index within their
-    /// blocks (any block); erases at any block.
+    /// ONFI multi-plane commands with the rule MQSim checks (`TSU_Base::issue_command_to_chip`):
+    /// at most one operation per plane, all of one kind, all at the same page index within
+    /// their blocks (any block); erases at any block. A write joins only as its plane's next.
     SamePage,
+    /// As MQSim pairs in effect: reads at one page index, programs at any. MQSim checks the
+    /// index against every queued program of the other plane and programs the one it finds
+    /// out of order; flashtail keeps each block's program order and pairs the plane's next
+    /// program instead.
+    Mqsim,
+    /// As `same-page` without the page-index rule: a what-if bound (ONFI parts need one
+    /// index; some newer parts read each plane independently).
+    AnyPage,
 }
 
 impl MultiPlane {

@@ -384,7 +384,8 @@ impl Simulation {
             next_cut: u64::MAX,
             down_until: 0,
             failures: None,
-            multi_plane: (!dev.ftl.multi_plane.is_off() && unit_spans_planes(&dev)).then(Box::default),
+            multi_plane: (!dev.ftl.multi_plane.is_off() && unit_spans_planes(&dev))
+                .then(|| Box::new(multi_plane::MultiPlaneCounts { rule: dev.ftl.multi_plane, ..Default::default() })),
             ftl,
             dev,
             opts,

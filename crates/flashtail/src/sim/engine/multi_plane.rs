@@ -30,12 +30,23 @@
 //!   Copybacks need both indices equal.
 //! - an erase: the next operation of another plane's GC when it is its erase.
 //!
+//! With `"mqsim"` reads follow the page-index rule and programs join at any page index: MQSim
+//! checks the index, but against every queued program of the other plane, and programs the
+//! one it finds ahead of that plane's earlier pages (out of order, which NAND forbids); with
+//! deep write queues almost every program finds a partner. flashtail keeps each block's
+//! program order and pairs the plane's next program, as often as MQSim pairs. With
+//! `"any-page"` no index is checked (a what-if bound: some newer parts read each plane
+//! independently). Without the index rule the command's array time is the leader's page's
+//! (the same on single-level cells; on multi-level ones its level sets it). A write still
+//! joins only as its plane's next write.
+//!
 //! Does not do: multi-plane commands under the Venice mesh, content-aware schemes, die
 //! failures or program/erase suspension (the device refuses the last combination); mixed
 //! host and GC operations in one command (MQSim combines a GC read with host reads, and a GC
 //! program with host programs); multi-plane reads into a GC-tolerant read's estimate.
 
 use super::Simulation;
+use crate::config::MultiPlane;
 use crate::ftl::{Stream, NONE};
 use crate::gc::GcMode;
 use crate::scheduler::txn::NO_REQ;
@@ -54,6 +65,8 @@ pub(super) struct MultiPlaneCounts {
     pub erases: u64,
     /// Operations that joined another's command.
     pub companions: u64,
+    /// `ftl.multi_plane`: which page indices may join.
+    pub rule: MultiPlane,
     /// The source page the GC move being issued takes instead of its victim's next valid
     /// page (set and cleared around one `next_gc_txn`, read by `gc_step`).
     pub prefer_source: Option<Ppn>,
@@ -79,6 +92,12 @@ impl Simulation {
         let mut extra_array = 0u64;
         let mut shared_reads = 0u32;
         let ppb = self.ftl.geo.pages_per_block;
+        let rule = self.multi_plane.as_ref().map_or(MultiPlane::Off, |m| m.rule);
+        // The page index a joining read or program must have (`None`: any).
+        let any_read = rule == MultiPlane::AnyPage;
+        let any_program = rule != MultiPlane::SamePage;
+        let read_at = |p: u32| (!any_read).then_some(p % ppb);
+        let program_at = |p: u32| (!any_program).then_some(p % ppb);
         let (first, planes) = (self.units[u as usize].first_plane, self.units[u as usize].num_planes);
         let others = (first..first + planes).map(PlaneId).filter(|&q| q != plane);
         match kind {
@@ -91,14 +110,14 @@ impl Simulation {
                     if n == MAX_COMPANIONS {
                         break;
                     }
-                    if let Some(c) = self.take_read(u, q, ppn % ppb) {
+                    if let Some(c) = self.take_read(u, q, read_at(ppn)) {
                         taken[n] = c;
                         n += 1;
                     }
                 }
             }
             TxnKind::Write => {
-                let index = self.txns[t as usize].ppn % ppb;
+                let index = program_at(self.txns[t as usize].ppn);
                 for q in others {
                     if n == MAX_COMPANIONS {
                         break;
@@ -106,7 +125,7 @@ impl Simulation {
                     let unit = &self.units[u as usize];
                     let Some(pos) = unit.writes.iter().position(|&w| self.txns[w as usize].plane == q) else { continue };
                     let w = unit.writes[pos];
-                    if self.txns[w as usize].ppn % ppb == index {
+                    if index.is_none_or(|i| self.txns[w as usize].ppn % ppb == i) {
                         self.units[u as usize].writes.remove(pos);
                         taken[n] = w;
                         n += 1;
@@ -114,7 +133,7 @@ impl Simulation {
                 }
             }
             TxnKind::GcCopy | TxnKind::GcCopyback | TxnKind::Erase => {
-                let (src, dst) = (self.txns[t as usize].ppn % ppb, self.txns[t as usize].dst % ppb);
+                let (src, dst) = (self.txns[t as usize].ppn % ppb, program_at(self.txns[t as usize].dst));
                 for q in others {
                     if n == MAX_COMPANIONS {
                         break;
@@ -130,7 +149,7 @@ impl Simulation {
                     let Some(c) = c else { continue };
                     debug_assert_eq!(self.txns[c as usize].kind, kind, "the GC operation peeked is the one issued");
                     let x = &self.txns[c as usize];
-                    if join.source.is_none() && kind != TxnKind::Erase {
+                    if join.source.is_none() && kind != TxnKind::Erase && !any_read {
                         extra_array += self.costs.read_of(x.ppn).0;
                     } else {
                         shared_reads += 1;
@@ -172,14 +191,14 @@ impl Simulation {
     /// The first queued host read of plane `q` on unit `u` at page index `index` whose
     /// mapping still holds (so it needs none of `begin`'s re-resolution), taken off the
     /// queue and checked by the oracle.
-    fn take_read(&mut self, u: u32, q: PlaneId, index: u32) -> Option<u32> {
+    fn take_read(&mut self, u: u32, q: PlaneId, index: Option<u32>) -> Option<u32> {
         let ppb = self.ftl.geo.pages_per_block;
         let unit = &self.units[u as usize];
         let pos = unit.reads.iter().position(|&r| {
             let x = &self.txns[r as usize];
             x.plane == q
                 && x.ppn != NONE
-                && x.ppn % ppb == index
+                && index.is_none_or(|i| x.ppn % ppb == i)
                 && !x.internal
                 && x.parent == NONE
                 && self.ftl.l2p[x.lpn as usize] == x.ppn
@@ -196,7 +215,7 @@ impl Simulation {
     /// Whether plane `q`'s next GC operation joins a `kind` command whose leader reads page
     /// index `src` and programs `dst`, and how. Mirrors `gc_step`'s choice without making it
     /// (a victim is chosen if the grant has none).
-    fn gc_joins(&mut self, u: u32, q: PlaneId, kind: TxnKind, src: u32, dst: u32) -> Option<GcJoin> {
+    fn gc_joins(&mut self, u: u32, q: PlaneId, kind: TxnKind, src: u32, dst: Option<u32>) -> Option<GcJoin> {
         let g = &self.gc[q.idx()];
         let grant = g.grant?;
         if g.in_flight || g.erase_waits.is_some() {
@@ -226,10 +245,11 @@ impl Simulation {
                 // The victim's page at the leader's index, if it is still to be moved.
                 let at = self.ftl.geo.ppn(victim, src);
                 let source = (src >= g.cursor && self.ftl.is_valid(at)).then_some(at);
-                let same_dst = self.ftl.blocks.next_page_index(q, Stream::Gc, 0)? == dst;
+                let to = self.ftl.blocks.next_page_index(q, Stream::Gc, 0)?;
+                let same_dst = dst.is_none_or(|d| to == d);
                 let fits = match kind {
                     TxnKind::GcCopy => same_dst,
-                    TxnKind::GcCopyback => same_dst && source.is_some(),
+                    TxnKind::GcCopyback => same_dst && (source.is_some() || dst.is_none()),
                     _ => false,
                 };
                 fits.then_some(GcJoin { source })
