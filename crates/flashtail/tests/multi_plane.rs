@@ -1,8 +1,8 @@
-//! Multi-plane commands (`ftl.multi_plane = "same-page"`), with exact latencies on the tiny
-//! device given two planes per die and dies as execution units: operations of one kind on
-//! the two planes of a die at one page index run as one command (one array phase, the
-//! transfers one after another); others, and every operation with the setting off, run one
-//! at a time.
+//! Multi-plane commands (`ftl.multi_plane`), with exact latencies on the tiny device given
+//! two planes per die and dies as execution units: operations of one kind on the two planes
+//! of a die at one page index run as one command (one array phase, the transfers one after
+//! another); others, and every operation with the setting off, run one at a time. `"mqsim"`
+//! pairs programs at any index, `"any-page"` reads too.
 mod common;
 use common::*;
 use flashtail::config::{MultiPlane, Precondition, UnitOfExecution};
@@ -85,10 +85,17 @@ fn reads_at_different_page_indices_run_one_at_a_time() {
     let t = 10_000_000;
     let reqs = vec![write(0, 0), write(1_000_000, 4), write(2_000_000, 12), blocker(t), read(t + 1, 0), read(t + 2, 12)];
     let on = run(&device(MultiPlane::SamePage), "base", reqs.clone(), 1);
-    let off = run(&device(MultiPlane::Off), "base", reqs, 1);
+    let off = run(&device(MultiPlane::Off), "base", reqs.clone(), 1);
     assert_eq!(extra(&on, "multi_plane_reads"), 0);
     assert_eq!(on.reads.max_ns, 3 * (TR + XFER) - 2);
     assert_eq!(serde_json::to_value(&on.reads).unwrap(), serde_json::to_value(&off.reads).unwrap());
+    // MQSim's pairing keeps the index rule for reads.
+    let mq = run(&device(MultiPlane::Mqsim), "base", reqs.clone(), 1);
+    assert_eq!(extra(&mq, "multi_plane_reads"), 0);
+    // Without it ("any-page") they sense as one.
+    let any = run(&device(MultiPlane::AnyPage), "base", reqs, 1);
+    assert_eq!(extra(&any, "multi_plane_reads"), 1);
+    assert_eq!(any.reads.max_ns, 2 * (TR + XFER) + XFER - 1);
 }
 
 #[test]
@@ -98,10 +105,17 @@ fn a_write_joins_only_as_its_planes_next_write() {
     // programmed first: no command forms, and the three writes run one at a time.
     let t = 1_000_000;
     let reqs = vec![write(0, 8), blocker(t), write(t + 1, 0), write(t + 2, 4), write(t + 3, 12)];
-    let on = run(&device(MultiPlane::SamePage), "base", reqs, 1);
+    let on = run(&device(MultiPlane::SamePage), "base", reqs.clone(), 1);
     assert_eq!(on.integrity.violations, 0);
     assert_eq!(extra(&on, "multi_plane_programs"), 0);
     assert_eq!(on.writes.max_ns, (TR + XFER) + 3 * (XFER + TPROG) - 3);
+    // MQSim's pairing ("mqsim"): plane 1 holds a write at the leader's index, so its next
+    // write (page 0, keeping the block's order) joins: one command of two transfers and one
+    // tPROG, then the last write alone.
+    let mq = run(&device(MultiPlane::Mqsim), "base", reqs, 1);
+    assert_eq!(mq.integrity.violations, 0);
+    assert_eq!(extra(&mq, "multi_plane_programs"), 1);
+    assert_eq!(mq.writes.max_ns, (TR + XFER) + (2 * XFER + TPROG) + (XFER + TPROG) - 3);
 }
 
 /// Overwrite 8 LPNs on each plane of die 0, one write per plane every 2 ms (arriving
