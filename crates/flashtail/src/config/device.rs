@@ -111,6 +111,39 @@ pub struct FtlConfig {
     /// the hard threshold GC starts regardless.
     #[serde(default)]
     pub gc_yields_to_user_io: bool,
+    /// Whether a die-wide execution unit (`unit = "die"`) runs queued operations of the same
+    /// kind on its planes as one multi-plane command (docs/devices.md).
+    #[serde(default)]
+    pub multi_plane: MultiPlane,
+}
+
+/// Multi-plane commands on a die (`ftl.multi_plane`): when a die-wide unit begins an
+/// operation, it takes queued operations of the same kind for its other planes and runs them
+/// as one command (one array phase for all, their transfers one after another on the channel).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MultiPlane {
+    /// One operation per die at a time.
+    #[default]
+    Off,
+    /// ONFI multi-plane commands with the rule MQSim checks (`TSU_Base::issue_command_to_chip`):
+    /// at most one operation per plane, all of one kind, all at the same page index within
+    /// their blocks (any block); erases at any block. A write joins only as its plane's next.
+    SamePage,
+    /// As MQSim pairs in effect: reads at one page index, programs at any. MQSim checks the
+    /// index against every queued program of the other plane and programs the one it finds
+    /// out of order; flashtail keeps each block's program order and pairs the plane's next
+    /// program instead.
+    Mqsim,
+    /// As `same-page` without the page-index rule: a what-if bound (ONFI parts need one
+    /// index; some newer parts read each plane independently).
+    AnyPage,
+}
+
+impl MultiPlane {
+    pub fn is_off(&self) -> bool {
+        *self == MultiPlane::Off
+    }
 }
 
 /// What one GC trigger collects (`ftl.gc_victims_per_trigger`).
@@ -370,6 +403,9 @@ impl DeviceConfig {
         }
         self.interconnect.validate()?;
         self.scheduler.validate(&self.ftl, &self.geometry)?;
+        if !f.multi_plane.is_off() && self.timing.suspend.enabled {
+            return Err("ftl.multi_plane combines operations into one command, which timing.suspend cannot suspend: set one of them off".into());
+        }
         if self.buffer.enabled && self.buffer.capacity_pages == 0 {
             return Err("buffer.capacity_pages must be > 0 when buffer.enabled".into());
         }

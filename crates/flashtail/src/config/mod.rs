@@ -9,5 +9,5 @@ pub mod memory;
 pub mod overrides;
 pub mod presets;
 pub mod scheduling;
-pub use device::{Allocation, BufferConfig, DeviceConfig, FootprintFill, FtlConfig, Precondition, RainParity, Spread, UnitOfExecution, UnwrittenReads, VictimsPerTrigger};
+pub use device::{Allocation, BufferConfig, DeviceConfig, FootprintFill, FtlConfig, MultiPlane, Precondition, RainParity, Spread, UnitOfExecution, UnwrittenReads, VictimsPerTrigger};
 pub use scheduling::{QueueOrder, SchedulerConfig, WriteStart};

@@ -159,6 +159,24 @@ impl BlockTable {
         self.planes[plane.idx()].free.len() as u32
     }
 
+    /// The page index within its block that `allocate` would hand out next on `plane`'s
+    /// `stream` frontier (0 when it would take a free block), or `None` when it could take
+    /// none (no free block beyond `reserve`). Changes nothing.
+    pub fn next_page_index(&self, plane: PlaneId, stream: Stream, reserve: u32) -> Option<u32> {
+        let pb = &self.planes[plane.idx()];
+        let frontier = match stream {
+            Stream::User => pb.user_frontier,
+            Stream::Gc => pb.gc_frontier,
+        };
+        match frontier {
+            Some(b) => Some(self.allocated[b.idx()]),
+            None => {
+                let min_free = if stream == Stream::User { reserve } else { 0 };
+                (pb.free.len() as u32 > min_free).then_some(0)
+            }
+        }
+    }
+
     /// Hand out the next page of a frontier. Host writes may not take the last `reserve`
     /// free blocks (kept for GC); returns `None` when no page can be had. The flag tells
     /// whether a free block was taken (the free count changed).

@@ -139,6 +139,14 @@ pub struct Txn {
     /// Idle-time work nothing waits for: SplitGC's read scrub and its deferred writes. It
     /// queues for the channel behind every other transfer ([`Txn::channel_class`]).
     pub background: bool,
+    /// Operations in the multi-plane command this transaction leads (0 or 1: a
+    /// single-plane command). Its transfers and controller work count once per operation;
+    /// its array phase once for all (`ftl.multi_plane`, the engine's `multi_plane` module).
+    pub planes: u8,
+    /// Array time, ns, the command adds to its first phase: the reads of a GC-move command
+    /// whose source pages are at different page indices run one after another (only the
+    /// programs are multi-plane).
+    pub extra_array: u32,
 }
 
 /// Every phase duration a transaction can have, precomputed from [`Timing`] (see module doc).
@@ -277,18 +285,43 @@ impl Txn {
     /// The `i`-th phase as a [`Step`].
     #[inline]
     pub fn step_at(&self, i: u8, c: &PhaseCosts) -> Step {
-        match &c.fixed_steps {
+        let s = match &c.fixed_steps {
             Some(table) => table[(self.kind as usize) * 8 + usize::from(i).min(7)],
             None => Step::of(self.phase_by_kind(i, c)),
+        };
+        if self.planes > 1 {
+            self.multi_plane_step(i, s)
+        } else {
+            s
         }
+    }
+
+    /// Phase `i` (single-plane step `s`) of the multi-plane command this transaction leads:
+    /// transfers and controller work once per operation, one after another; the array
+    /// phase once, plus `extra_array` on a GC move's read.
+    #[cold]
+    #[inline(never)]
+    fn multi_plane_step(&self, i: u8, s: Step) -> Step {
+        let k = u64::from(self.planes);
+        let ctrl = matches!(self.kind, TxnKind::GcCopy | TxnKind::Rewrite | TxnKind::Fingerprint) && i == 2;
+        let dur = if s.done {
+            s.dur
+        } else if s.xfer || ctrl {
+            Nanos(s.dur.0 * k)
+        } else if i == 0 {
+            s.dur + Nanos(u64::from(self.extra_array))
+        } else {
+            s.dur
+        };
+        Step { dur, ..s }
     }
 
     /// The [`Chain`] a unit lays out when it takes the channel for transfer phase `i`.
     #[inline]
     pub fn chain_at(&self, i: u8, c: &PhaseCosts) -> Chain {
         match &c.fixed_chains {
-            Some(table) => table[(self.kind as usize) * 8 + usize::from(i).min(7)],
-            None => self.chain_by_steps(i, c),
+            Some(table) if self.planes <= 1 => table[(self.kind as usize) * 8 + usize::from(i).min(7)],
+            _ => self.chain_by_steps(i, c),
         }
     }
 
@@ -349,6 +382,8 @@ impl Txn {
             parent: u32::MAX,
             internal: false,
             background: false,
+            planes: 0,
+            extra_array: 0,
         }
     }
 

@@ -1,5 +1,6 @@
 //! An execution unit (a plane, or a die whose planes share it): its queues, its current
-//! transaction, and how long it has been busy for each cause (for wait attribution).
+//! transaction (with the other operations of its multi-plane command, if any), and how long
+//! it has been busy for each cause (for wait attribution).
 
 use crate::scheduler::txn::Txn;
 use crate::scheduler::TxnKind;
@@ -80,7 +81,14 @@ pub struct Unit {
     pub parked: Option<(u32, Nanos)>,
     /// The unit is in the suspend latency of its running transaction.
     pub suspending: bool,
+    /// The other operations of the multi-plane command the running transaction leads
+    /// (`ftl.multi_plane`): they end with it.
+    pub companions: [u32; MAX_COMPANIONS],
+    pub companions_len: u8,
 }
+
+/// Most operations a multi-plane command carries besides its leader (ONFI: four planes).
+pub const MAX_COMPANIONS: usize = 3;
 
 impl Unit {
     pub fn new(first_plane: u32, num_planes: u32, channel: ChannelId) -> Unit {
@@ -101,6 +109,8 @@ impl Unit {
             occ_since: Nanos::ZERO,
             parked: None,
             suspending: false,
+            companions: [IDLE; MAX_COMPANIONS],
+            companions_len: 0,
         }
     }
 
@@ -152,6 +162,7 @@ impl Unit {
         self.chain_len = 0;
         self.parked = None;
         self.suspending = false;
+        self.companions_len = 0;
     }
 
     #[inline]

@@ -1,6 +1,7 @@
 //! What a finished transaction changes: a read's page is done; a write or GC move marks
 //! its page programmed (and a move remaps its logical page if still current); an erase
-//! frees its block and ends the plane's GC run. Then the unit takes its next transaction.
+//! frees its block and ends the plane's GC run; the operations of a multi-plane command end
+//! together. Then the unit takes its next transaction.
 //!
 //! Does not do: the phases before the end (phases.rs), request completion (host_path.rs),
 //! the content schemes' own kinds beyond handing them on (content_path/).
@@ -32,11 +33,33 @@ impl Simulation {
         let unit = &mut self.units[u as usize];
         let t = unit.running;
         unit.vacate(self.now);
+        if unit.companions_len == 0 {
+            self.finish(u, t);
+        } else {
+            // A multi-plane command: every operation in it ends now (`multi_plane`).
+            let (companions, n) = self.take_companions(u);
+            self.finish(u, t);
+            for &c in &companions[..n] {
+                self.finish(u, c);
+            }
+        }
+        self.dispatch(u);
+        if self.content.is_some() {
+            self.content_channel_check(u);
+        }
+        // A plane yielding to user I/O may start once its channel has drained (gc_sched.rs).
+        if self.gc_waiters() {
+            self.wake_gc_waiters();
+        }
+    }
+
+    /// What transaction `t`, which ran on unit `u`, changes now that it is over.
+    #[inline(always)]
+    fn finish(&mut self, u: u32, t: u32) {
         if self.failures.is_some() && self.plane_dead(self.txns[t as usize].plane) {
             // Its plane failed while it ran (`die_failure`).
             self.fail_txn(t);
             self.free_txns.push(t);
-            self.dispatch(u);
             return;
         }
         // Field by field, not a clone: the phase byte was stored just before, and a wide
@@ -139,14 +162,6 @@ impl Simulation {
         if self.failures.is_some() {
             // Reads waiting for parity, and re-protection, may go on (`die_failure`).
             self.die_finished(reprotected);
-        }
-        self.dispatch(u);
-        if self.content.is_some() {
-            self.content_channel_check(u);
-        }
-        // A plane yielding to user I/O may start once its channel has drained (gc_sched.rs).
-        if self.gc_waiters() {
-            self.wake_gc_waiters();
         }
     }
 

@@ -2,7 +2,8 @@
 //! plane, and a free unit picks its next transaction by priority (foreground GC, reads,
 //! writes, background GC, then content schemes' idle-time work) and begins it. A read
 //! resolves its mapping when it begins, since GC or a newer write may have moved the page
-//! while it queued.
+//! while it queued. A die-wide unit may take operations of its other planes along into one
+//! multi-plane command (`multi_plane`).
 //!
 //! Does not do: the phases a begun transaction runs (phases.rs), what its end changes
 //! (complete.rs), which GC operation comes next (gc_path.rs).
@@ -41,6 +42,8 @@ impl Simulation {
             parent: NONE,
             internal: false,
             background: false,
+            planes: 0,
+            extra_array: 0,
         }
     }
 
@@ -230,6 +233,9 @@ impl Simulation {
         // Only content-aware schemes flag transactions background: others skip the look.
         let cause = if self.content.is_some() { Cause::of_txn(&self.txns[t as usize]) } else { Cause::of(kind) };
         self.units[u as usize].occupy(t, cause, self.now);
+        if self.multi_plane.is_some() {
+            self.gather_multi_plane(u, t);
+        }
         // Only fresh transactions are begun (a suspended one resumes without `begin`), so
         // the phase is 0; passing it saves reading back a just-written byte (see
         // `start_phase_at`).

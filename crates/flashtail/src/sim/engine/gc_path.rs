@@ -30,13 +30,7 @@ impl Simulation {
             }
             let g = &mut self.gc[plane.idx()];
             match self.scheme.victim.select(&self.ftl, plane, grant.min_invalid_pages, self.now) {
-                Some(v) => {
-                    self.ftl.blocks.state[v.idx()] = BlockState::Victim;
-                    g.victim = Some(v);
-                    g.cursor = 0;
-                    self.c.gc_runs += 1;
-                    prefetch_victim(&self.ftl, &self.oracle, v);
-                }
+                Some(v) => self.start_victim(plane, v),
                 None => {
                     g.grant = None;
                     if self.content.is_some() {
@@ -55,14 +49,34 @@ impl Simulation {
         self.gc_step(plane, victim, grant)
     }
 
+    /// `plane`'s GC takes block `v` as its victim.
+    pub(super) fn start_victim(&mut self, plane: PlaneId, v: BlockId) {
+        self.ftl.blocks.state[v.idx()] = BlockState::Victim;
+        let g = &mut self.gc[plane.idx()];
+        g.victim = Some(v);
+        g.cursor = 0;
+        self.c.gc_runs += 1;
+        prefetch_victim(&self.ftl, &self.oracle, v);
+    }
+
     /// The ordinary next step of `plane`'s GC on `victim` under `grant`: move the next
     /// valid page, or erase. (Always inlined: its one hot caller is `next_gc_txn`.)
     #[inline(always)]
     fn gc_step(&mut self, plane: PlaneId, victim: BlockId, grant: crate::gc::Grant) -> Option<u32> {
         let g = &mut self.gc[plane.idx()];
-        match self.ftl.next_valid_in_block(victim, g.cursor) {
+        let mut next = self.ftl.next_valid_in_block(victim, g.cursor);
+        let mut in_order = true;
+        if let Some(m) = self.multi_plane.as_mut() {
+            // A multi-plane command takes the victim's page at its leader's page index
+            // (`multi_plane`): the cursor stays, and passes the moved page as invalid.
+            if let Some(p) = m.prefer_source.take() {
+                next = Some(p);
+                in_order = false;
+            }
+        }
+        match next {
             Some(src) if grant.steps > 0 => {
-                let cursor = self.ftl.blocks.locate(src).1 + 1;
+                let cursor = if in_order { self.ftl.blocks.locate(src).1 + 1 } else { g.cursor };
                 g.cursor = cursor;
                 if grant.steps != u32::MAX {
                     g.grant = Some(crate::gc::Grant { steps: grant.steps - 1, ..grant });

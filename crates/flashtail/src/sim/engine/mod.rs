@@ -10,7 +10,8 @@
 //!   allocation and stalls, ttFlash's stripe buffer);
 //! - `dispatch`: transactions queue on units, which pick and begin them by priority;
 //! - `phases`, `suspend`, `mesh_path`: a running transaction's phases on the channel or the
-//!   Venice mesh, and program/erase suspension;
+//!   Venice mesh, and program/erase suspension; `multi_plane`: operations of a die's planes
+//!   run as one command;
 //! - `complete`: what a finished transaction changes;
 //! - `gc_path`: GC operations under the policy's grants, and the policy's hooks;
 //! - `content_path`: SplitGC, CAGC and DAGC's own work; `settle`: aged devices' start;
@@ -45,6 +46,7 @@ mod gc_path;
 mod gc_sched;
 mod host_path;
 mod mesh_path;
+mod multi_plane;
 mod parity_repair;
 mod phases;
 mod power_cut;
@@ -258,6 +260,9 @@ pub struct Simulation {
     write_start: Option<Box<write_start::WriteStart>>,
     /// `scheduler.order = "reads-first"` (`dispatch`).
     reads_first: bool,
+    /// Multi-plane commands' counters: present when `ftl.multi_plane` is on and units span
+    /// several planes (`multi_plane`).
+    multi_plane: Option<Box<multi_plane::MultiPlaneCounts>>,
 }
 
 impl Simulation {
@@ -392,6 +397,8 @@ impl Simulation {
             write_start: (dev.scheduler.write_start == crate::config::WriteStart::ChannelFree)
                 .then(|| Box::new(write_start::WriteStart::new(geo.channels as usize, units_len))),
             reads_first: dev.scheduler.order == crate::config::QueueOrder::ReadsFirst,
+            multi_plane: (!dev.ftl.multi_plane.is_off() && unit_spans_planes(&dev))
+                .then(|| Box::new(multi_plane::MultiPlaneCounts { rule: dev.ftl.multi_plane, ..Default::default() })),
             ftl,
             dev,
             opts,
@@ -725,4 +732,9 @@ fn build_units(dev: &DeviceConfig) -> (Vec<Unit>, Vec<u32>) {
         }
     }
     (units, of_plane)
+}
+
+/// Whether an execution unit spans several planes (a die of two or more planes).
+fn unit_spans_planes(dev: &DeviceConfig) -> bool {
+    dev.ftl.unit == UnitOfExecution::Die && dev.geometry.planes_per_die > 1
 }

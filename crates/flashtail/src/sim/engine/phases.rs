@@ -221,7 +221,10 @@ impl Simulation {
         let wtxn = &self.txns[wt as usize];
         assert!(wtxn.step(&self.costs).xfer, "a channel waiter is in a transfer phase");
         let phase = wtxn.phase;
-        self.channel_waited(wt);
+        let waited = self.channel_waited(wt);
+        if self.units[w as usize].companions_len > 0 {
+            self.companions_channel_waited(w, waited);
+        }
         self.claim(w, wt, phase, ch);
     }
 

@@ -60,6 +60,7 @@ impl Simulation {
         self.gc_sched_report(&mut extra);
         self.write_start_report(&mut extra);
         self.content_report(&mut extra);
+        self.multi_plane_report(&mut extra);
         if let Some(d) = self.durable.as_ref().filter(|_| self.opts.power_loss_every > 0) {
             extra.insert("power_loss_audits".into(), d.audits);
             extra.insert("power_loss_unacked_pages".into(), d.unacked_lost);
