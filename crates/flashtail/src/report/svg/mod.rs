@@ -7,6 +7,7 @@
 
 mod cdf;
 mod free_blocks;
+mod interval;
 mod legend;
 mod percentiles;
 mod scale;
@@ -17,6 +18,7 @@ mod waits;
 
 pub(crate) use cdf::cdf_svg;
 pub(crate) use free_blocks::{free_blocks_svg, FreeSeries};
+pub(crate) use interval::{interval_svg, IntervalSeries};
 pub(crate) use percentiles::percentiles_svg;
 pub(crate) use tail::tail_svg;
 pub(crate) use waits::waits_svg;
