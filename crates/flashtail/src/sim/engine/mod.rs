@@ -235,6 +235,9 @@ pub struct Simulation {
     /// The GC policy's `watches_requests`, asked once: most policies ignore arrivals and
     /// completions, and the two hook calls per request were 1 % of a run's instructions.
     policy_watches_requests: bool,
+    /// CAGC's hot/cold placement threshold (`ContentParams::cold_refs`; 0: one GC frontier,
+    /// and for every other scheme).
+    cold_refs: u32,
     /// The slowest reads and writes with their wait causes (`stats::tail`), indexed by `Op`.
     tail: [TailKeeper; 2],
     /// Acknowledged versions for power-loss audits (`power_loss`; off unless asked for).
@@ -390,6 +393,7 @@ impl Simulation {
             waiting_writes: 0,
             gc_woken: false,
             policy_watches_requests,
+            cold_refs: 0,
             tail: [TailKeeper::new(TAIL_KEEP), TailKeeper::new(TAIL_KEEP)],
             durable: None,
             guard_superseded: !dev.ftl.power_loss_protected(),
