@@ -10,7 +10,7 @@
 //! count, and `table.csv` every value).
 
 use super::style::{marker_shape, scheme_look};
-use super::{frame, log_ticks, nice_log_range, note, render, LineStyle, Swatch, FONT, FULL, LIGHT_GRID};
+use super::{frame, log_ticks, nice_log_range, note, render, slot_at, slot_centres, LineStyle, Swatch, FONT, FULL, LIGHT_GRID};
 use crate::report::fmt::axis_num;
 use plotters::prelude::*;
 
@@ -53,17 +53,14 @@ pub(crate) fn interval_svg(title: &str, x_name: &str, x_labels: &[String], serie
             .x_label_area_size(44)
             .y_label_area_size(64)
             .build_cartesian_2d(
-                (0..n * SLOT).with_key_points((0..n).map(|g| g * SLOT + SLOT / 2).collect()),
+                (0..n * SLOT).with_key_points(slot_centres(n as usize, SLOT)),
                 (lo..hi).log_scale().with_key_points(log_ticks(lo, hi)),
             )?;
         chart
             .configure_mesh()
             .light_line_style(LIGHT_GRID)
             .disable_x_mesh()
-            .x_label_formatter(&|v| {
-                let g = ((*v).max(0) / SLOT) as usize;
-                x_labels.get(g.min(x_labels.len().saturating_sub(1))).cloned().unwrap_or_default()
-            })
+            .x_label_formatter(&|v| x_labels.get(slot_at(*v, SLOT)).cloned().unwrap_or_default())
             .x_desc(x_name)
             .y_label_formatter(&|v| axis_num(*v))
             .y_desc("ms (log scale): mean over seeds, bar = interval")

@@ -69,6 +69,17 @@ pub(crate) fn render(
     }
 }
 
+/// The key points of a categorical x axis: the centres of `n` slots of `slot` units each
+/// (groups, schemes or swept values sit on an integer axis, since plotters labels integer
+/// key points), and the slot an axis value lies in (a label formatter's look-up).
+pub(crate) fn slot_centres(n: usize, slot: i32) -> Vec<i32> {
+    (0..n as i32).map(|g| g * slot + slot / 2).collect()
+}
+
+pub(crate) fn slot_at(v: i32, slot: i32) -> usize {
+    (v.max(0) / slot) as usize
+}
+
 /// Draws one scheme's `line` in its style `st`, then its `markers` on top.
 pub(crate) fn draw_line<'a, X, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
