@@ -64,7 +64,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     for (p, e) in &outcome.failures {
         eprintln!("error: {}: {e}", point_label(p));
     }
-    for name in ["table.csv", "table.parquet", "ci.csv", "ci.parquet"] {
+    for name in ["table.csv", "table.parquet", "ci.csv", "ci.parquet", "report.html"] {
         println!("wrote {}", a.out.join(name).display());
     }
     println!(

@@ -32,6 +32,7 @@ fn a_sweep_writes_the_tidy_table_and_the_across_seed_table() {
     let (spec, out) = setup("tables", SPEC);
     let (stdout, _) = succeeds_both(&["sweep", s(&spec), "--out", s(&out)]);
     assert!(stdout.contains("4 points (0 resumed, 0 failed), 264 rows"), "{stdout}");
+    assert!(stdout.contains("report.html"), "{stdout}");
     let t = lines(&out.join("table.csv"));
     assert_eq!(t[0], "point,device,workload,ftl.over_provisioning,seed,scheme,op,stat,value");
     // 4 points × 2 schemes × (10 statistics for read and write, 13 for all).
@@ -62,6 +63,38 @@ fn a_sweep_writes_the_tidy_table_and_the_across_seed_table() {
         assert_eq!((&b[..4], &b[b.len() - 4..]), (&b"PAR1"[..], &b"PAR1"[..]), "{f}");
     }
     assert_eq!(std::fs::read_dir(out.join("points")).unwrap().count(), 4);
+    report_shows_the_intervals(&out, &ci);
+}
+
+/// `report.html` holds each value with its across-seed interval, in its tables (as in
+/// `ci.csv`) and as error bars in its figures.
+fn report_shows_the_intervals(out: &std::path::Path, ci: &[String]) {
+    let html = read(&out.join("report.html"));
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("flashtail sweep: 4 points × 2 schemes"), "{}", &html[..200]);
+    for line in ci.iter().filter(|l| l.starts_with("tiny,gen:rlgc-oltp,0.2,base,read,p99_99_ns,") || l.starts_with("tiny,gen:rlgc-oltp,0.1,nogc,write,p99_ns,")) {
+        let f: Vec<&str> = line.split(',').collect();
+        let num = |i: usize| f[i].parse::<f64>().unwrap();
+        let row = flashtail::sweep::CiRow {
+            device: f[0].into(),
+            workload: f[1].into(),
+            params: vec![f[2].into()],
+            scheme: f[3].into(),
+            op: f[4].into(),
+            stat: f[5].into(),
+            seeds: f[6].parse().unwrap(),
+            mean: num(7),
+            std: num(8),
+            ci_low: num(9),
+            ci_high: num(10),
+        };
+        let cell = flashtail::report::interval_text(&row, flashtail::report::IntervalUnit::Ms);
+        assert!(cell.contains(" [") && cell.contains(" – "), "{cell}");
+        assert!(html.contains(&format!("data-v=\"{}\">{}</td>", row.mean, cell.replace('&', "&amp;"))), "no cell {cell} for {line}");
+    }
+    // One figure set (the OP axis, both values), four figures, error bars in each.
+    assert_eq!(html.matches("<svg").count(), 4);
+    assert!(html.contains("read p99.99: mean over seeds and its 95% interval"));
+    assert!(html.contains(">0.1<") && html.contains(">0.2<"), "the x axis names both OP values");
 }
 
 #[test]

@@ -3,12 +3,14 @@
 //!
 //! Every scheme of a comparison sees an identical, freshly opened request stream and an
 //! identically preconditioned device (same seed), so differences come from the schemes only.
+//! The device is preconditioned once per distinct starting state and copied into each run
+//! of it (`run_many`, `sim::SharedStart`), not once per run.
 
 use crate::config::{DeviceConfig, FootprintFill, Precondition};
 use crate::ftl::footprint::Footprint;
 use crate::gc::build_scheme;
 use crate::host::RequestSource;
-use crate::sim::{Progress, SimError, SimOptions, Simulation};
+use crate::sim::{Progress, SharedStart, SimError, SimOptions, Simulation, StartKey};
 use crate::stats::RunReport;
 use rayon::prelude::*;
 use std::sync::atomic::Ordering;
@@ -73,26 +75,49 @@ pub fn spec_scheme(spec: &RunSpec) -> Result<crate::gc::Scheme, RunError> {
 
 /// Run one scheme.
 pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Progress>>) -> Result<RunReport, RunError> {
+    run_from(spec, src, progress, None)
+}
+
+/// Run one scheme, from a copy of `start`'s preconditioned device when given one.
+fn run_from(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Progress>>, start: Option<&SharedStart>) -> Result<RunReport, RunError> {
     let scheme = spec_scheme(spec)?;
     crate::config::memory::check(&spec.device, &scheme, spec.max_memory).map_err(RunError::Config)?;
-    let opts = SimOptions {
+    let opts = sim_options(spec, progress.clone());
+    let sim = match start.and_then(SharedStart::take) {
+        Some(s) => Simulation::from_start(spec.device.clone(), scheme, opts, s)?,
+        None => Simulation::new(spec.device.clone(), scheme, opts)?,
+    };
+    let out = sim.run(src);
+    if let Some(p) = progress {
+        p.finished.store(1, Ordering::Relaxed);
+    }
+    Ok(out?)
+}
+
+/// The engine's options for a spec.
+fn sim_options(spec: &RunSpec, progress: Option<Arc<Progress>>) -> SimOptions {
+    SimOptions {
         seed: spec.seed,
         oracle: spec.oracle,
         check_every: 0,
-        progress: progress.clone(),
+        progress,
         latency: spec.latency,
         power_loss_every: spec.power_loss_every,
         power_cut_at: spec.power_cut_at.clone(),
         footprint: spec.footprint.clone(),
         failures: spec.failures.clone(),
         ..Default::default()
-    };
-    let sim = Simulation::new(spec.device.clone(), scheme, opts)?;
-    let out = sim.run(src);
-    if let Some(p) = progress {
-        p.finished.store(1, Ordering::Relaxed);
     }
-    Ok(out?)
+}
+
+/// What a spec's run starts from, or `None` when the run fails before preconditioning
+/// (an unknown scheme, too little memory, an invalid device or parity layout): such a run
+/// shares nothing and reports its error as it would alone.
+fn start_key(spec: &RunSpec) -> Option<StartKey> {
+    let scheme = spec_scheme(spec).ok()?;
+    crate::config::memory::check(&spec.device, &scheme, spec.max_memory).ok()?;
+    let rain = Simulation::prepare(&spec.device, &scheme).ok()?;
+    Some(StartKey::new(&spec.device, rain.is_some(), &sim_options(spec, None)))
 }
 
 /// Whether the device's preconditioning writes the replay's footprint first.
@@ -184,10 +209,38 @@ where
     run_one(&spec, &mut *src, progress)
 }
 
+/// Whether `run_many` preconditions once per distinct starting state and copies it into
+/// each run (`Shared`, the default), or lets every run precondition its own device
+/// (`PerRun`, the reference the shared start is tested against). Results are the same
+/// byte for byte; `Shared` saves each further run's preconditioning for one more copy of
+/// the device's tables in memory while runs of that state are still to start.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum StartSharing {
+    #[default]
+    Shared,
+    PerRun,
+}
+
 /// Run several schemes on the same input in parallel. `open` makes a fresh copy of the input
 /// for each run. Results come back in the order of `specs`. The footprint is found once per
-/// distinct device and shared (every scheme starts from the same state).
+/// distinct device and shared, and so is the preconditioned device: once per distinct
+/// starting state (device, seed, footprint, oracle, RAIN layout or not; `sim::StartKey`),
+/// copied into each of its runs.
 pub fn run_many<F>(specs: &[RunSpec], open: F, progress: &[Arc<Progress>]) -> Vec<Result<RunReport, RunError>>
+where
+    F: Fn() -> Result<Box<dyn RequestSource + Send>, String> + Sync,
+{
+    run_many_with(specs, open, progress, StartSharing::Shared)
+}
+
+/// `run_many` with the choice of sharing the preconditioned device or not.
+///
+/// Shared, the runs go by starting state, one state after the other: its runs in parallel
+/// from copies, the state dropped once the last of them started (so memory holds one state
+/// beside the runs in flight, not one per state). Runs that share their state with no
+/// other (the only run of a state, or one that fails before preconditioning) build their
+/// own, in parallel with the first state's runs.
+pub fn run_many_with<F>(specs: &[RunSpec], open: F, progress: &[Arc<Progress>], sharing: StartSharing) -> Vec<Result<RunReport, RunError>>
 where
     F: Fn() -> Result<Box<dyn RequestSource + Send>, String> + Sync,
 {
@@ -210,18 +263,48 @@ where
             Err(e) => failed[i] = Some(e.clone()),
         }
     }
-    specs
-        .par_iter()
-        .zip(failed.into_par_iter())
-        .enumerate()
-        .map(|(i, (spec, failed))| {
-            if let Some(e) = failed {
-                return Err(e.into());
-            }
-            let mut src = open().map_err(RunError::Input)?;
-            run_one(spec, &mut *src, progress.get(i).cloned())
-        })
-        .collect()
+    // Each run's starting state; `None`: it builds its own (a failed scan or check, or
+    // sharing off).
+    let keys: Vec<Option<StartKey>> =
+        specs.iter().enumerate().map(|(i, spec)| if failed[i].is_some() || sharing == StartSharing::PerRun { None } else { start_key(spec) }).collect();
+    let users = |k: &StartKey| keys.iter().filter(|x| x.as_ref() == Some(k)).count();
+    // One batch per state that two or more runs share, in order of first appearance; the
+    // runs that build their own state join the first batch (they hold no shared state, so
+    // they add no memory to it).
+    let mut batches: Vec<(Option<StartKey>, Vec<usize>)> = Vec::new();
+    let mut solo = Vec::new();
+    for (i, k) in keys.iter().enumerate() {
+        match k.as_ref().filter(|k| users(k) > 1) {
+            Some(k) => match batches.iter_mut().find(|(b, _)| b.as_ref() == Some(k)) {
+                Some(b) => b.1.push(i),
+                None => batches.push((Some(k.clone()), vec![i])),
+            },
+            None => solo.push(i),
+        }
+    }
+    match batches.first_mut() {
+        Some(first) => first.1.extend(solo),
+        None => batches.push((None, solo)),
+    }
+    let mut results: Vec<Option<Result<RunReport, RunError>>> = (0..specs.len()).map(|_| None).collect();
+    for (key, members) in batches {
+        let start = key.as_ref().and_then(|k| SharedStart::build(k.clone(), users(k)));
+        let done: Vec<(usize, Result<RunReport, RunError>)> = members
+            .par_iter()
+            .map(|&i| {
+                let mine = start.as_ref().filter(|_| keys[i] == key);
+                let r = match failed[i].clone() {
+                    Some(e) => Err(e.into()),
+                    None => open().map_err(RunError::Input).and_then(|mut src| run_from(&specs[i], &mut *src, progress.get(i).cloned(), mine)),
+                };
+                (i, r)
+            })
+            .collect();
+        for (i, r) in done {
+            results[i] = Some(r);
+        }
+    }
+    results.into_iter().map(|r| r.expect("every run belongs to one group")).collect()
 }
 
 /// Bytes of logical space the host addresses on a device: the same under every scheme

@@ -24,6 +24,9 @@ pub enum BlockState {
 pub enum Stream {
     User,
     Gc,
+    /// GC-migrated data kept apart from the rest (CAGC's cold region: pages with many
+    /// references; `gc::content::ContentParams::cold_refs`).
+    GcCold,
 }
 
 #[derive(Clone, Debug)]
@@ -31,6 +34,7 @@ pub struct PlaneBlocks {
     pub free: VecDeque<BlockId>,
     pub user_frontier: Option<BlockId>,
     pub gc_frontier: Option<BlockId>,
+    pub cold_frontier: Option<BlockId>,
 }
 
 /// Per-block counters, in flat vectors indexed by `BlockId` (cache friendly).
@@ -76,6 +80,7 @@ impl BlockTable {
                     free: (first..first + geo.blocks_per_plane).map(BlockId).collect(),
                     user_frontier: None,
                     gc_frontier: None,
+                    cold_frontier: None,
                 }
             })
             .collect();
@@ -167,6 +172,7 @@ impl BlockTable {
         let frontier = match stream {
             Stream::User => pb.user_frontier,
             Stream::Gc => pb.gc_frontier,
+            Stream::GcCold => pb.cold_frontier,
         };
         match frontier {
             Some(b) => Some(self.allocated[b.idx()]),
@@ -186,6 +192,7 @@ impl BlockTable {
         let frontier = match stream {
             Stream::User => &mut pb.user_frontier,
             Stream::Gc => &mut pb.gc_frontier,
+            Stream::GcCold => &mut pb.cold_frontier,
         };
         let mut took = false;
         if frontier.is_none() {

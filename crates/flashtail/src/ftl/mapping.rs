@@ -52,6 +52,23 @@ impl Ftl {
         }
     }
 
+    /// A copy of a preconditioned FTL for another scheme's run (`sim::StartState`): the maps,
+    /// the validity bitmap and the block table, the large tables on huge pages as `new`
+    /// gives them. The content tables are each content-aware scheme's own, set up after the
+    /// copy, and a copy is only taken before them.
+    pub(crate) fn duplicate(&self) -> Ftl {
+        debug_assert!(self.content.is_none(), "an FTL is copied before any content tables are set up");
+        Ftl {
+            geo: self.geo.clone(),
+            logical_pages: self.logical_pages,
+            l2p: super::tables::copied(&self.l2p),
+            p2l: super::tables::copied(&self.p2l),
+            blocks: self.blocks.clone(),
+            valid_bits: super::tables::copied(&self.valid_bits),
+            content: None,
+        }
+    }
+
     /// The physical page `lpn` maps to (`None` if unmapped or virtual).
     #[inline]
     pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {

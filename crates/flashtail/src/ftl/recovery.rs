@@ -83,6 +83,7 @@ impl Ftl {
         for (p, pb) in b.planes.iter_mut().enumerate() {
             pb.user_frontier = None;
             pb.gc_frontier = None;
+            pb.cold_frontier = None;
             // The free pool keeps its order; the blocks just erased join at its end.
             pb.free.extend(freed.iter().copied().filter(|&blk| self.geo.plane_of_block(blk).idx() == p));
         }

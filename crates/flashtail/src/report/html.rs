@@ -35,7 +35,7 @@ pub fn escape_html(s: &str) -> String {
     out
 }
 
-const CSS: &str = "
+pub(crate) const CSS: &str = "
 body{font-family:sans-serif;margin:24px auto;max-width:1340px;color:#222;line-height:1.4}
 h1{margin-bottom:4px} h2{margin-top:32px;border-bottom:1px solid #ccc}
 dl.prov{display:grid;grid-template-columns:max-content auto;gap:2px 16px}

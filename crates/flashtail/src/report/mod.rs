@@ -2,6 +2,9 @@
 //! device) into what a user reads — a terminal table, `summary.json`, `summary.csv`,
 //! `cdf.csv` and one self-contained `report.html` with inline SVG figures.
 //!
+//! A sweep's `report.html` (`sweep_html.rs`) presents its across-seed table the same way,
+//! every value with its confidence interval.
+//!
 //! This module only presents numbers the simulator already computed; it never re-derives
 //! latency statistics from raw samples (it has none) and never runs a simulation.
 //! Ratios are taken against the run whose scheme is named `nogc` (the ideal baseline: GC at no
@@ -18,6 +21,7 @@ mod html_tables;
 mod notes;
 mod postponed;
 mod svg;
+mod sweep_html;
 mod table;
 mod tail_table;
 mod warnings;
@@ -31,6 +35,7 @@ pub use evidence::{
 pub use figures::{figure_set, svg_to_png, write_figures, Figure, FiguresWritten, PNG_SCALE};
 pub use fmt::{pct_count, waf_str};
 pub use html::{escape_html, render_html};
+pub use sweep_html::{interval_text, render_sweep_html, SweepPage, Unit as IntervalUnit, MAX_FIGURE_SETS};
 pub use postponed::{flag_postponed_gc, NO_GC_MARK, NO_GC_NOTE};
 pub use table::{format_table, render as render_rows};
 pub use tail_table::{format_tail_table, tail_summary};

@@ -16,7 +16,8 @@
 //! - Schemes as the paper describes them: DAGC migrates valid pages only and forgets its
 //!   kept pages at the erase (`move_kept=false`); SplitGC and CAGC drop an overwritten copy
 //!   from the secondary table (`secondary=paper`); scrub every 5 minutes (the paper gives no
-//!   period). CAGC's hot/cold placement by reference count is not modelled.
+//!   period); CAGC places the pages its GC writes by reference count, shared pages in a cold
+//!   region apart from unshared ones (`cold_refs=2`, its default).
 //! - Workloads: Table 1's six FIU rows as generated stand-ins (`splitgc-*` presets: write
 //!   ratio, duplication rate and request size from that table), or the user's FIU traces by
 //!   name.

@@ -18,7 +18,7 @@ pub mod oracle;
 pub mod power_loss;
 pub(crate) mod requests;
 
-pub use engine::Simulation;
+pub use engine::{SharedStart, Simulation, StartKey, StartState};
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

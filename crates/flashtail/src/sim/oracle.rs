@@ -62,6 +62,22 @@ impl Oracle {
         }
     }
 
+    /// A copy of a preconditioned oracle for another scheme's run (`sim::StartState`), its
+    /// version tables on huge pages as `new` gives them.
+    pub(crate) fn duplicate(&self) -> Oracle {
+        Oracle {
+            enabled: self.enabled,
+            lpn_version: crate::ftl::tables::copied(&self.lpn_version),
+            page_version: crate::ftl::tables::copied(&self.page_version),
+            checked: self.checked,
+            violations: self.violations,
+            first_violations: self.first_violations.clone(),
+            lpn_content: self.lpn_content.clone(),
+            page_content: self.page_content.clone(),
+            page_parity: self.page_parity.clone(),
+        }
+    }
+
     /// Track what RAIN parity pages cover (module doc); a no-op when disabled.
     pub fn track_parity(&mut self) {
         if self.enabled {

@@ -157,8 +157,42 @@ pub fn finish(sweep: &Sweep, points: &[Point], results: Vec<Result<Vec<Row>, Str
     Ok(SweepOutcome { table, ci, failures, points: points.len(), resumed: 0, wall_seconds: 0.0 })
 }
 
-/// Writes `table.csv`, `table.parquet`, `ci.csv`, `ci.parquet` and, when points failed,
-/// `failures.txt` (one line per point: its label and error) into `out`.
+/// The sweep's `report.html`: what it ran, read from its table (so every backend writes the
+/// same page), and its across-seed table.
+fn sweep_page(o: &SweepOutcome) -> crate::report::SweepPage<'_> {
+    fn distinct<'a>(xs: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+        let mut v: Vec<&str> = Vec::new();
+        for x in xs {
+            if !v.contains(&x) {
+                v.push(x);
+            }
+        }
+        v
+    }
+    let rows = &o.table.rows;
+    let schemes = distinct(rows.iter().map(|r| r.scheme.as_str()));
+    let mut seed_list: Vec<u64> = rows.iter().map(|r| r.seed).collect();
+    seed_list.sort_unstable();
+    seed_list.dedup();
+    let facts = vec![
+        ("points".to_string(), format!("{} ({} failed)", o.points, o.failures.len())),
+        ("schemes".to_string(), schemes.join(", ")),
+        ("devices".to_string(), distinct(rows.iter().map(|r| r.device.as_str())).join(", ")),
+        ("workloads".to_string(), distinct(rows.iter().map(|r| r.workload.as_str())).join(", ")),
+        ("swept".to_string(), if o.table.params.is_empty() { "nothing but seeds".to_string() } else { o.table.params.join(", ") }),
+        ("seeds".to_string(), seed_list.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")),
+    ];
+    crate::report::SweepPage {
+        title: format!("flashtail sweep: {} points × {}", o.points, job::plural(schemes.len(), "scheme", "schemes")),
+        facts,
+        ci: &o.ci,
+        failures: o.failures.iter().map(|(p, e)| format!("{}: {e}", point_label(p))).collect(),
+    }
+}
+
+/// Writes `table.csv`, `table.parquet`, `ci.csv`, `ci.parquet`, `report.html` (the
+/// across-seed table with its intervals, `report::render_sweep_html`) and, when points
+/// failed, `failures.txt` (one line per point: its label and error) into `out`.
 pub fn write_tables(out: &Path, o: &SweepOutcome) -> Result<(), String> {
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let w = |name: &str, text: String| std::fs::write(out.join(name), text).map_err(|e| format!("{}: {e}", out.join(name).display()));
@@ -166,6 +200,7 @@ pub fn write_tables(out: &Path, o: &SweepOutcome) -> Result<(), String> {
     w("ci.csv", o.ci.to_csv()?)?;
     super::parquet_out::write_table(&out.join("table.parquet"), &o.table)?;
     super::parquet_out::write_ci(&out.join("ci.parquet"), &o.ci)?;
+    w("report.html", crate::report::render_sweep_html(&sweep_page(o)))?;
     let failures = out.join("failures.txt");
     if o.failures.is_empty() {
         if failures.exists() {

@@ -3,7 +3,8 @@
 //! each point runs the spec's schemes as one comparison (one preconditioned device state
 //! and request stream shared by its schemes, as `flashtail compare` does). Results form one
 //! tidy long table (CSV and Parquet), and an across-seed table with the mean and a
-//! bootstrap confidence interval of every statistic. Finished points are recorded one file
+//! bootstrap confidence interval of every statistic, and a `report.html` that shows every
+//! value with its interval (`report::render_sweep_html`). Finished points are recorded one file
 //! each and skipped when a sweep is resumed.
 //!
 //! Files: `spec` (the spec and its checks), `points` (expansion and point ids), `exec`

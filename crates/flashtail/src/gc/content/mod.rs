@@ -7,13 +7,14 @@
 //!   copied: their logical pages read another copy until an idle-time deferred write
 //!   restores their own (the engine's `content_path`).
 //! - `cagc`: GC fingerprints every page it moves; a page whose content another fingerprinted
-//!   page already holds is read but not written: its logical page shares that copy.
+//!   page already holds is read but not written: its logical page shares that copy. The
+//!   pages it does write go by reference count: shared pages (`cold_refs` or more logical
+//!   pages read them) to a cold region, apart from unshared ones (the hot region).
 //! - `dagc`: the checksums of invalidated pages are kept a while; a host write of the same
 //!   content revalidates the old page instead of programming a new one, and victim
 //!   selection counts those pages as if valid (so GC moves them too).
 //!
 //! Names take `key=value` overrides after a colon (`splitgc:groups=5,period_ms=1000`).
-//! Does not model: CAGC's placement of pages by reference count (hot/cold regions).
 //! Paper-versus-earlier behaviour is chosen by `move_kept` (DAGC) and `secondary`
 //! (SplitGC/CAGC); `fill_scrubbed` gives SplitGC and CAGC the same starting table.
 
@@ -83,15 +84,25 @@ pub struct ContentParams {
     /// events; the timer is parked instead and the next host write re-arms it (a period
     /// later). On, reads of a long write-free stretch keep meeting scrub reads.
     pub rescrub_unchanged: bool,
+    /// CAGC: hot/cold placement by reference count. A page CAGC's GC writes goes to its
+    /// plane's cold frontier when at least this many logical pages read it (its own and
+    /// those sharing its content), and to the hot (ordinary GC) frontier otherwise; 0 turns
+    /// placement off (one GC frontier, the only behaviour before). Default 2: shared pages
+    /// apart from unshared ones, as the SplitGC paper describes CAGC ("if the page is not
+    /// redundant, it writes it to the hot region"; CAGC, Wu et al. IPDPS'21: "reference
+    /// count to categorize data pages as hot or cold"). A shared page is invalidated only
+    /// when every logical page reading it is overwritten, so it lives long: kept apart, it
+    /// does not keep the short-lived pages' blocks from emptying.
+    pub cold_refs: u32,
 }
 
 impl Default for ContentParams {
     fn default() -> Self {
-        ContentParams { groups: 10, period_ms: 10_000, check_all: false, ecc_us: 20, sha_us: 80, manage_us: 10, bloom_bits: 4.2, fill_dups: 0.0, fill_scrubbed: true, move_kept: false, delist_invalid: true, cache_pages: 0, rescrub_unchanged: false }
+        ContentParams { groups: 10, period_ms: 10_000, check_all: false, ecc_us: 20, sha_us: 80, manage_us: 10, bloom_bits: 4.2, fill_dups: 0.0, fill_scrubbed: true, move_kept: false, delist_invalid: true, cache_pages: 0, rescrub_unchanged: false, cold_refs: 2 }
     }
 }
 
-const KEYS: &[&str] = &["groups", "period_ms", "check_all", "ecc_us", "sha_us", "manage_us", "bloom_bits", "fill_dups", "fill_scrubbed", "move_kept", "secondary", "cache_pages", "rescrub_unchanged"];
+const KEYS: &[&str] = &["groups", "period_ms", "check_all", "ecc_us", "sha_us", "manage_us", "bloom_bits", "fill_dups", "fill_scrubbed", "move_kept", "secondary", "cache_pages", "rescrub_unchanged", "cold_refs"];
 
 /// Bounds of the knobs, named in the errors: a period of 0 scheduled the next scrub pass at
 /// the same instant forever; the Bloom filter and the controller times must stay within
@@ -132,6 +143,7 @@ impl ContentParams {
                         _ => return Err(bad("paper or until_erase")),
                     }
                 }
+                "cold_refs" => self.cold_refs = u32::try_from(int()?).ok().filter(|&r| r != 1).ok_or_else(|| bad("0 (off) or a reference count of at least 2 below 2^32"))?,
                 "cache_pages" => self.cache_pages = u32::try_from(int()?).map_err(|_| bad("below 2^32"))?,
                 _ => return Err(format!("scheme '{scheme}': unknown override '{k}' (keys: {})", KEYS.join(", "))),
             }
@@ -150,7 +162,7 @@ pub struct ContentScheme {
 /// Base names of the schemes built here, with one-line descriptions.
 pub const SCHEMES: &[(&str, &str)] = &[
     ("splitgc", "SplitGC (Nie et al. 2025): scrub-learned duplicates guide the victim; duplicate pages skip GC and are rewritten in idle time"),
-    ("cagc", "CAGC (Wu et al. IPDPS'21): GC fingerprints moved pages and writes one copy per content (the rest share it)"),
+    ("cagc", "CAGC (Wu et al. IPDPS'21): GC fingerprints moved pages and writes one copy per content (the rest share it), shared pages in a cold region"),
     ("dagc", "DAGC: checksums of invalidated pages are kept; a write of the same content revalidates the page, and GC keeps such pages"),
 ];
 
@@ -182,7 +194,8 @@ mod tests {
         let s = build("splitgc:groups=5,period_ms=250+check_all=true").unwrap();
         assert_eq!((s.kind, s.params.groups, s.params.period_ms, s.params.check_all), (ContentKind::SplitGc, 5, 250, true));
         assert_eq!(build("dagc").unwrap().params, ContentParams::default());
-        for (bad, needle) in [("splitgc:groups=0", "groups = '0'"), ("cagc:nope=1", "unknown override 'nope'"), ("splitgc:groups", "not key=value"), ("splitgc:bloom_bits=-1", "bloom_bits"), ("splitgc:period_ms=0", "from 1 to 1000000000000"), ("splitgc:bloom_bits=1e300", "at most 64"), ("splitgc:groups=4294967295", "from 1 to 65536"), ("splitgc:sha_us=18446744073709551615", "from 0 to 1000000")] {
+        assert_eq!((build("cagc").unwrap().params.cold_refs, build("cagc:cold_refs=0").unwrap().params.cold_refs), (2, 0));
+        for (bad, needle) in [("splitgc:groups=0", "groups = '0'"), ("cagc:nope=1", "unknown override 'nope'"), ("splitgc:groups", "not key=value"), ("splitgc:bloom_bits=-1", "bloom_bits"), ("splitgc:period_ms=0", "from 1 to 1000000000000"), ("splitgc:bloom_bits=1e300", "at most 64"), ("splitgc:groups=4294967295", "from 1 to 65536"), ("cagc:cold_refs=1", "at least 2"), ("splitgc:sha_us=18446744073709551615", "from 0 to 1000000")] {
             let e = build(bad).unwrap_err();
             assert!(e.contains(needle), "{bad}: {e}");
         }

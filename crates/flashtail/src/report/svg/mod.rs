@@ -7,6 +7,7 @@
 
 mod cdf;
 mod free_blocks;
+mod interval;
 mod legend;
 mod percentiles;
 mod scale;
@@ -17,6 +18,7 @@ mod waits;
 
 pub(crate) use cdf::cdf_svg;
 pub(crate) use free_blocks::{free_blocks_svg, FreeSeries};
+pub(crate) use interval::{interval_svg, IntervalSeries};
 pub(crate) use percentiles::percentiles_svg;
 pub(crate) use tail::tail_svg;
 pub(crate) use waits::waits_svg;
@@ -65,6 +67,17 @@ pub(crate) fn render(
         Ok(Err(e)) => Err(e.to_string()),
         Err(_) => Err("the plotting library panicked".into()),
     }
+}
+
+/// The key points of a categorical x axis: the centres of `n` slots of `slot` units each
+/// (groups, schemes or swept values sit on an integer axis, since plotters labels integer
+/// key points), and the slot an axis value lies in (a label formatter's look-up).
+pub(crate) fn slot_centres(n: usize, slot: i32) -> Vec<i32> {
+    (0..n as i32).map(|g| g * slot + slot / 2).collect()
+}
+
+pub(crate) fn slot_at(v: i32, slot: i32) -> usize {
+    (v.max(0) / slot) as usize
 }
 
 /// Draws one scheme's `line` in its style `st`, then its `markers` on top.

@@ -18,7 +18,7 @@
 
 use super::legend::paint_bar;
 use super::{
-    frame, line_styles, log_ticks, note, render, scheme_entries, Swatch, FONT, FULL, LIGHT_GRID,
+    frame, line_styles, log_ticks, note, render, scheme_entries, slot_at, slot_centres, Swatch, FONT, FULL, LIGHT_GRID,
 };
 use crate::report::baseline::{baseline_index, ratio};
 use crate::report::evidence::is_thin;
@@ -93,22 +93,14 @@ pub(crate) fn percentiles_svg(reports: &[RunReport]) -> Result<String, String> {
             .x_label_area_size(40)
             .y_label_area_size(64)
             .build_cartesian_2d(
-                (0..n).with_key_points(
-                    (0..GROUPS.len() as i32)
-                        .map(|g| g * SLOT + SLOT / 2)
-                        .collect(),
-                ),
+                (0..n).with_key_points(slot_centres(GROUPS.len(), SLOT)),
                 (lo..hi).log_scale().with_key_points(log_ticks(lo, hi)),
             )?;
         chart
             .configure_mesh()
             .light_line_style(LIGHT_GRID)
             .disable_x_mesh()
-            .x_label_formatter(&|v| {
-                let g = ((*v).max(0) / SLOT) as usize;
-                let g = g.min(GROUPS.len() - 1);
-                GROUPS[g].0.to_string()
-            })
+            .x_label_formatter(&|v| GROUPS[slot_at(*v, SLOT).min(GROUPS.len() - 1)].0.to_string())
             .y_label_formatter(&|v| format!("{}×", axis_num(*v)))
             .y_desc("ratio to reference (log scale)")
             .label_style((FONT, 13))

@@ -4,7 +4,7 @@
 //! each run's total wait (seconds, summed over sub-requests) is printed above its bar,
 //! with the share of requests that waited on GC at all.
 
-use super::{frame, note, render, LineStyle, Swatch, FONT, FULL, LIGHT_GRID};
+use super::{frame, note, render, slot_at, slot_centres, LineStyle, Swatch, FONT, FULL, LIGHT_GRID};
 use crate::report::fmt::{pct, seconds};
 use crate::stats::RunReport;
 use plotters::prelude::*;
@@ -76,21 +76,14 @@ pub(crate) fn waits_svg(reports: &[RunReport]) -> Result<String, String> {
             .x_label_area_size(40)
             .y_label_area_size(64)
             .build_cartesian_2d(
-                (0..n).with_key_points(
-                    (0..reports.len() as i32)
-                        .map(|i| i * SLOT + SLOT / 2)
-                        .collect(),
-                ),
+                (0..n).with_key_points(slot_centres(reports.len(), SLOT)),
                 0f64..TOP,
             )?;
         chart
             .configure_mesh()
             .light_line_style(LIGHT_GRID)
             .disable_x_mesh()
-            .x_label_formatter(&|v| {
-                let i = ((*v).max(0) / SLOT) as usize;
-                reports.get(i).map(|r| r.scheme.clone()).unwrap_or_default()
-            })
+            .x_label_formatter(&|v| reports.get(slot_at(*v, SLOT)).map(|r| r.scheme.clone()).unwrap_or_default())
             // The headroom above 100% holds the captions; it gets no tick label.
             .y_label_formatter(&|v| {
                 if *v > 100.0 {

@@ -81,15 +81,20 @@ impl Simulation {
                 if grant.steps != u32::MAX {
                     g.grant = Some(crate::gc::Grant { steps: grant.steps - 1, ..grant });
                 }
-                let Some((dst, took)) = self.ftl.allocate(plane, Stream::Gc, 0) else {
-                    g.grant = None;
+                // CAGC's hot/cold placement (`content_path::gc`); one GC frontier otherwise.
+                let stream = if self.cold_refs == 0 { Stream::Gc } else { self.cagc_stream(src.0) };
+                let Some((dst, took)) = self.ftl.allocate(plane, stream, 0) else {
+                    self.gc[plane.idx()].grant = None;
                     self.fatal = Some(format!(
                         "plane {plane} has no free page left for GC at t={} ns (raise ftl.gc_reserved_blocks or over-provisioning)",
                         self.now.0
                     ));
                     return None;
                 };
-                g.in_flight = true;
+                if self.cold_refs != 0 {
+                    self.cagc_placed(stream, dst, took);
+                }
+                self.gc[plane.idx()].in_flight = true;
                 let lpn = self.ftl.p2l[src.idx()];
                 // The move's completion remaps `lpn`: start fetching its map entry now.
                 self.ftl.prefetch(lpn);

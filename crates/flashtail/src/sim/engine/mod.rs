@@ -22,7 +22,7 @@ use super::oracle::Oracle;
 use super::requests::{ReqSlab, REQ_WAITS};
 use super::{SimError, SimOptions};
 use crate::config::{Allocation, DeviceConfig, UnitOfExecution};
-use crate::ftl::precondition::{precondition, PreconditionSummary};
+use crate::ftl::precondition::PreconditionSummary;
 use crate::ftl::rain::Rain;
 use crate::ftl::{Ftl, NONE};
 use crate::gc::{GcCmd, PlaneGc, Scheme};
@@ -34,6 +34,7 @@ use crate::scheduler::{PhaseCosts, Txn, Unit};
 use crate::stats::tail::TAIL_KEEP;
 use crate::stats::{FreeBlocksSample, LatencyMode, LatencyRecorder, RunReport, TailKeeper};
 use crate::units::{Lpn, Nanos, PlaneId};
+pub use start::{SharedStart, StartKey, StartState};
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
@@ -55,6 +56,7 @@ mod read_path;
 mod report;
 mod reprotect;
 mod settle;
+mod start;
 mod suspend;
 #[cfg(test)]
 mod tests;
@@ -237,6 +239,9 @@ pub struct Simulation {
     /// The GC policy's `watches_requests`, asked once: most policies ignore arrivals and
     /// completions, and the two hook calls per request were 1 % of a run's instructions.
     policy_watches_requests: bool,
+    /// CAGC's hot/cold placement threshold (`ContentParams::cold_refs`; 0: one GC frontier,
+    /// and for every other scheme).
+    cold_refs: u32,
     /// The slowest reads and writes with their wait causes (`stats::tail`), indexed by `Op`.
     tail: [TailKeeper; 2],
     /// Acknowledged versions for power-loss audits (`power_loss`; off unless asked for).
@@ -267,46 +272,62 @@ pub struct Simulation {
 
 impl Simulation {
     /// Build the device, precondition it, and plug in the scheme.
-    pub fn new(dev: DeviceConfig, mut scheme: Scheme, opts: SimOptions) -> Result<Simulation, SimError> {
+    pub fn new(dev: DeviceConfig, scheme: Scheme, opts: SimOptions) -> Result<Simulation, SimError> {
+        Simulation::build(dev, scheme, opts, None)
+    }
+
+    /// Plug the scheme into a device preconditioned beforehand (`SharedStart::take`): the
+    /// same simulation as `new` builds, without preconditioning again. Errs when `start` was
+    /// built for another device, seed, footprint, oracle setting or parity layout.
+    pub fn from_start(dev: DeviceConfig, scheme: Scheme, opts: SimOptions, start: StartState) -> Result<Simulation, SimError> {
+        Simulation::build(dev, scheme, opts, Some(start))
+    }
+
+    /// The checks on the device and scheme that come before preconditioning, and the RAIN
+    /// layout when the scheme keeps parity.
+    pub fn prepare(dev: &DeviceConfig, scheme: &Scheme) -> Result<Option<Rain>, SimError> {
         dev.validate().map_err(SimError::Device)?;
-        scheme.victim.attach(&dev.geometry, &dev.timing);
-        let geo = dev.geometry.clone();
-        let t0 = Instant::now();
         let rain = if scheme.rain {
             if dev.ftl.allocation != Allocation::Static {
                 return Err(SimError::Device(format!("scheme '{}' keeps RAIN parity, which needs ftl.allocation = \"static\"", scheme.name)));
             }
             dev.rain_fits().map_err(|e| SimError::Device(format!("scheme '{}': {e}", scheme.name)))?;
-            Some(Rain::new(&geo, dev.host_pages()).map_err(SimError::Device)?)
+            Some(Rain::new(&dev.geometry, dev.host_pages()).map_err(SimError::Device)?)
         } else {
             None
         };
         if scheme.gc_tolerant_flush && rain.is_none() {
             return Err(SimError::Device(format!("scheme '{}': GC-tolerant flush needs RAIN", scheme.name)));
         }
+        Ok(rain)
+    }
+
+    fn build(dev: DeviceConfig, mut scheme: Scheme, opts: SimOptions, start: Option<StartState>) -> Result<Simulation, SimError> {
+        let rain = Simulation::prepare(&dev, &scheme)?;
+        scheme.victim.attach(&dev.geometry, &dev.timing);
+        let geo = dev.geometry.clone();
         let flush = scheme.gc_tolerant_flush.then(|| {
             let cap = crate::config::buffer::buffer_pages(&dev, true);
             flush::StripeBuffer::new(cap)
         });
-        let (data_pages, slots) = match &rain {
-            Some(r) => (r.data_pages, r.data_pages + r.stripes),
-            None => (dev.host_pages(), dev.host_pages()),
+        let key = StartKey::new(&dev, rain.is_some(), &opts);
+        let start = match start {
+            Some(s) if s.key == key => s,
+            Some(_) => {
+                return Err(SimError::Device(format!(
+                    "scheme '{}': the preconditioned state given was built for another device, seed, footprint, oracle setting or parity layout",
+                    scheme.name
+                )))
+            }
+            None => StartState::build(key, rain.as_ref()).map_err(SimError::Device)?,
         };
-        let mut ftl = Ftl::new(&geo, data_pages, slots);
-        let mut oracle = Oracle::new(opts.oracle, slots, geo.total_pages());
-        let place = |id: u32| match &rain {
-            Some(r) => r.plane_of(id),
-            None => geo.static_plane(Lpn(id)),
-        };
-        let precond = precondition(&mut ftl, &dev, opts.seed, &place, rain.as_ref(), opts.footprint.as_deref(), |l, p| oracle.preload(l.0, p))
-            .map_err(SimError::Device)?;
+        let StartState { ftl, oracle, precond, secs: precond_secs, settled, .. } = start;
         // Preconditioned stripes carry epoch 1 (their parity is version 1 too).
         let stripe_epoch = match &rain {
             Some(r) => (0..r.stripes).map(|s| u32::from(ftl.l2p[r.parity_id(s) as usize] != NONE)).collect(),
             None => Vec::new(),
         };
         let parity_epoch = stripe_epoch.clone();
-        let precond_secs = t0.elapsed().as_secs_f64();
         let (mut units, unit_of_plane) = build_units(&dev);
         for u in &mut units {
             u.write_cap = (dev.queued_writes_per_plane() as usize).saturating_mul(u.num_planes as usize);
@@ -386,6 +407,7 @@ impl Simulation {
             waiting_writes: 0,
             gc_woken: false,
             policy_watches_requests,
+            cold_refs: 0,
             tail: [TailKeeper::new(TAIL_KEEP), TailKeeper::new(TAIL_KEEP)],
             durable: None,
             guard_superseded: !dev.ftl.power_loss_protected(),
@@ -403,9 +425,10 @@ impl Simulation {
             dev,
             opts,
         };
-        // An aged device below the GC threshold is settled first (settle.rs): the content
-        // maps and the conservation baseline below describe the state the run starts from.
-        sim.settle().map_err(SimError::Device)?;
+        // An aged device below the GC threshold was settled with the preconditioning
+        // (settle.rs): the content maps and the conservation baseline below describe the
+        // state the run starts from. A failed settling is reported here, as it always was.
+        settled.map_err(SimError::Device)?;
         sim.content_setup().map_err(SimError::Device)?;
         sim.parity_setup();
         sim.power_loss_setup().map_err(SimError::Device)?;

@@ -13,8 +13,8 @@
 //! Does not do: any timing, wear, or the scheme's own victim choice (settling is history
 //! before the run, not the scheme's work).
 
-use super::Simulation;
-use crate::config::Precondition;
+use crate::config::{DeviceConfig, Precondition};
+use crate::ftl::precondition::PreconditionSummary;
 use crate::ftl::{BlockState, Ftl, Stream};
 use crate::gc::victim::{Greedy, VictimPolicy};
 use crate::sim::oracle::Oracle;
@@ -63,29 +63,26 @@ pub(super) fn reclaim_now(
     Ok(done)
 }
 
-impl Simulation {
-    /// Bring every plane of an aged device up to the GC soft threshold (module doc), and
-    /// make the preconditioning summary describe the state the run starts from.
-    pub(super) fn settle(&mut self) -> Result<(), String> {
-        if !matches!(self.dev.precondition, Precondition::Aged { settle: true, .. }) {
-            return Ok(());
-        }
-        let mut greedy = Greedy;
-        for p in 0..self.ftl.geo.planes() {
-            let r = reclaim_now(&mut self.ftl, &mut self.oracle, &mut greedy, PlaneId(p), self.soft, Nanos::ZERO)?;
-            self.precond.settle_victims += r.victims;
-            self.precond.settle_pages_moved += r.pages_moved;
-        }
-        if self.precond.settle_victims > 0 {
-            let b = &self.ftl.blocks;
-            let free: u64 = (0..self.ftl.geo.planes()).map(|p| u64::from(b.free_blocks(PlaneId(p)))).sum();
-            self.precond.free_blocks = free;
-            self.precond.used_blocks = u64::from(self.ftl.geo.total_blocks()) - free;
-            self.precond.invalid_pages = (0..b.state.len())
-                .filter(|&i| b.state[i] != BlockState::Free)
-                .map(|i| u64::from(b.programmed[i] - b.valid[i]))
-                .sum();
-        }
-        Ok(())
+/// Bring every plane of an aged device up to the GC soft threshold with greedy victims
+/// (module doc), and make the preconditioning summary describe the state the run starts
+/// from. Part of building the starting state (`start`), before any scheme is plugged in.
+pub(super) fn settle(dev: &DeviceConfig, ftl: &mut Ftl, oracle: &mut Oracle, precond: &mut PreconditionSummary) -> Result<(), String> {
+    if !matches!(dev.precondition, Precondition::Aged { settle: true, .. }) {
+        return Ok(());
     }
+    let soft = dev.soft_threshold_blocks();
+    let mut greedy = Greedy;
+    for p in 0..ftl.geo.planes() {
+        let r = reclaim_now(ftl, oracle, &mut greedy, PlaneId(p), soft, Nanos::ZERO)?;
+        precond.settle_victims += r.victims;
+        precond.settle_pages_moved += r.pages_moved;
+    }
+    if precond.settle_victims > 0 {
+        let b = &ftl.blocks;
+        let free: u64 = (0..ftl.geo.planes()).map(|p| u64::from(b.free_blocks(PlaneId(p)))).sum();
+        precond.free_blocks = free;
+        precond.used_blocks = u64::from(ftl.geo.total_blocks()) - free;
+        precond.invalid_pages = (0..b.state.len()).filter(|&i| b.state[i] != BlockState::Free).map(|i| u64::from(b.programmed[i] - b.valid[i])).sum();
+    }
+    Ok(())
 }

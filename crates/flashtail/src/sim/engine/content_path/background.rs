@@ -23,7 +23,7 @@
 
 use super::{Ctr, SCRUB_TOKEN, WAKE_TOKEN};
 use crate::ftl::content::VIRT;
-use crate::ftl::NONE;
+use crate::ftl::{Stream, NONE};
 use crate::scheduler::txn::{CLASS_GC, CLASS_READ, CLASS_WRITE, NO_REQ};
 use crate::scheduler::TxnKind;
 use crate::sim::engine::Simulation;
@@ -157,7 +157,7 @@ impl Simulation {
                 self.wake(q);
                 continue;
             }
-            let dst = self.gc_destination(plane)?;
+            let dst = self.gc_destination(plane, Stream::Gc)?;
             // Held until the program finishes (`rewrite_done`).
             self.ct().hold(c);
             let t = self.new_txn(TxnKind::Rewrite, plane, lpn, src, NO_REQ);

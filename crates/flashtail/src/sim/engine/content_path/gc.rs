@@ -100,7 +100,7 @@ impl Simulation {
                     self.cw().add(if urgent { Ctr::DagcKeptPagesDropped } else { Ctr::DagcKeptPagesDroppedNoGain }, 1);
                     continue;
                 }
-                let dst = self.gc_destination(plane)?;
+                let dst = self.gc_destination(plane, Stream::Gc)?;
                 self.gc[plane.idx()].in_flight = true;
                 let t = self.new_txn(TxnKind::GcCopy, plane, NONE, p, NO_REQ);
                 self.txns[t as usize].dst = dst;
@@ -111,7 +111,9 @@ impl Simulation {
         let last = self.ftl.content.as_ref().expect("content").last_copies_in(victim);
         if let Some(&(p, c)) = last.first() {
             let lpn = self.ftl.content.as_ref().expect("content").sharers[&c][0];
-            let dst = self.gc_destination(plane)?;
+            // A shared content's copy: CAGC's cold region when its references reach it.
+            let stream = if self.cold_refs == 0 { Stream::Gc } else { self.cagc_stream(p) };
+            let dst = self.gc_destination(plane, stream)?;
             self.gc[plane.idx()].in_flight = true;
             self.cw().add(Ctr::LastCopiesRescued, 1);
             self.ct().hold(c);
@@ -133,10 +135,13 @@ impl Simulation {
         (first..first + self.ftl.geo.pages_per_block).find(|&p| cache.holds(p))
     }
 
-    /// A GC-stream page on `plane` for content work, or the device's fatal stop.
-    pub(super) fn gc_destination(&mut self, plane: PlaneId) -> Option<u32> {
-        match self.ftl.allocate(plane, Stream::Gc, 0) {
+    /// A page of `stream` on `plane` for content work, or the device's fatal stop.
+    pub(super) fn gc_destination(&mut self, plane: PlaneId, stream: Stream) -> Option<u32> {
+        match self.ftl.allocate(plane, stream, 0) {
             Some((dst, took)) => {
+                if self.cold_refs != 0 {
+                    self.cagc_placed(stream, dst, took);
+                }
                 if took {
                     self.schedule_free_change(plane);
                 }
@@ -150,13 +155,57 @@ impl Simulation {
         }
     }
 
+    /// Logical pages that read physical page `p`: its owner while the page is valid, and
+    /// when `p` is the copy that serves a content other logical pages share (the first
+    /// listed copy, `Content::serving_copy`), each sharer. A serving copy its owner
+    /// overwrote still serves the sharers, so it counts them.
+    pub(in crate::sim::engine) fn page_refs(&self, p: u32) -> usize {
+        let ct = self.ftl.content.as_ref().expect("content");
+        let c = ct.page[p as usize];
+        let serves = c != 0 && ct.serving_copy(c) == Some(Ppn(p));
+        let shared = if serves { ct.sharers.get(&c).map_or(0, |s| s.len()) } else { 0 };
+        usize::from(self.ftl.is_valid(Ppn(p))) + shared
+    }
+
+    /// CAGC's region for GC's copy of page `p`: cold when at least `cold_refs` logical
+    /// pages read it, hot (the ordinary GC frontier) otherwise.
+    #[cold]
+    #[inline(never)]
+    pub(in crate::sim::engine) fn cagc_stream(&self, p: u32) -> Stream {
+        if self.page_refs(p) >= self.cold_refs as usize {
+            Stream::GcCold
+        } else {
+            Stream::Gc
+        }
+    }
+
+    /// GC took page `dst` of `stream` (`took`: opening a block): count the cold placements
+    /// and remember which blocks the cold frontier opened.
+    #[cold]
+    #[inline(never)]
+    pub(in crate::sim::engine) fn cagc_placed(&mut self, stream: Stream, dst: Ppn, took: bool) {
+        if stream != Stream::GcCold {
+            return;
+        }
+        let b = self.ftl.geo.block_of(dst);
+        let w = self.cw();
+        w.add(Ctr::CagcPagesPlacedCold, 1);
+        if took {
+            w.cold_blocks[b.idx()] = true;
+        }
+    }
+
     /// The victim's block is about to be erased: its pages stop being copies of anything.
     #[cold]
     #[inline(never)]
     pub(in crate::sim::engine) fn content_erasing(&mut self, victim: BlockId) {
         self.ct().erase(victim);
         let plane = self.ftl.geo.plane_of_block(victim);
-        self.cw().victim_written[plane.idx()] = 0;
+        let w = self.cw();
+        w.victim_written[plane.idx()] = 0;
+        if let Some(cold) = w.cold_blocks.get_mut(victim.idx()) {
+            *cold = false;
+        }
     }
 
     /// A GC copy finished: `dst` holds `src`'s data (`moved`: and its owner now maps there).

@@ -58,6 +58,7 @@ counters! {
     BackgroundHeldForGc => "background_held_for_channel_gc",
     BloomRebuilds => "bloom_rebuilds",
     CagcPagesDeduplicated => "cagc_pages_deduplicated",
+    CagcPagesPlacedCold => "cagc_pages_placed_cold",
     DagcKeptPagesDropped => "dagc_kept_pages_dropped",
     DagcKeptPagesDroppedNoGain => "dagc_kept_pages_dropped_no_gain",
     DagcKeptPagesErased => "dagc_kept_pages_erased",
@@ -112,6 +113,9 @@ pub(super) struct ContentWork {
     /// when the victim's erase is issued). DAGC moves a kept page only while the erase
     /// still frees more than that (`content_gc_step`).
     victim_written: Vec<u32>,
+    /// CAGC with hot/cold placement: per block, opened by the cold frontier (reset at its
+    /// erase); empty otherwise.
+    cold_blocks: Vec<bool>,
     /// The first arrival scheduled the first pass.
     started: bool,
     /// The request source is exhausted: no new scrub pass or scrub read.
@@ -180,6 +184,7 @@ impl Simulation {
         // A fingerprinted fill is known to SplitGC's scrub table and CAGC's index alike.
         self.fill_content(cs.params.fill_dups, cs.kind != ContentKind::Dagc && cs.params.fill_scrubbed);
         if cs.kind == ContentKind::Cagc {
+            self.cold_refs = cs.params.cold_refs;
             let fp = Nanos((cs.params.sha_us + cs.params.manage_us) * 1000);
             self.costs = crate::scheduler::PhaseCosts::with_gc_fingerprint(&self.ftl.geo, &self.dev.timing, fp);
         }
@@ -201,6 +206,7 @@ impl Simulation {
             held_back_on: vec![0; self.channels.len()],
             scrub_probe: vec![None; geo.planes() as usize],
             victim_written: vec![0; geo.planes() as usize],
+            cold_blocks: if cs.kind == ContentKind::Cagc && cs.params.cold_refs != 0 { vec![false; geo.total_blocks() as usize] } else { Vec::new() },
             started: false,
             draining: false,
             write_content: 0,
@@ -400,5 +406,37 @@ impl Simulation {
         if let Some(cache) = &ct.cache {
             extra.insert("dagc_kept_pages_at_end".into(), cache.len() as u64);
         }
+        if self.cold_refs != 0 {
+            // Where CAGC's placement left the pages that many logical pages read.
+            let [shared_cold, shared_hot, unshared_cold] = self.cagc_placement_at_end(&w.cold_blocks);
+            extra.insert("cagc_cold_blocks_at_end".into(), w.cold_blocks.iter().filter(|&&c| c).count() as u64);
+            extra.insert("cagc_shared_pages_in_cold_blocks_at_end".into(), shared_cold);
+            extra.insert("cagc_shared_pages_elsewhere_at_end".into(), shared_hot);
+            extra.insert("cagc_unshared_pages_in_cold_blocks_at_end".into(), unshared_cold);
+        }
+    }
+
+    /// Pages read by at least `cold_refs` logical pages (`page_refs`) in cold blocks and in
+    /// the others, and pages read by fewer (but some) in cold blocks.
+    fn cagc_placement_at_end(&self, cold_blocks: &[bool]) -> [u64; 3] {
+        let mut out = [0u64; 3];
+        let ppb = self.ftl.geo.pages_per_block;
+        for (b, &cold) in cold_blocks.iter().enumerate() {
+            let first = self.ftl.geo.ppn(crate::units::BlockId(b as u32), 0).0;
+            for p in first..first + ppb {
+                let refs = self.page_refs(p);
+                if refs == 0 {
+                    continue;
+                }
+                let shared = refs >= self.cold_refs as usize;
+                match (shared, cold) {
+                    (true, true) => out[0] += 1,
+                    (true, false) => out[1] += 1,
+                    (false, true) => out[2] += 1,
+                    (false, false) => {}
+                }
+            }
+        }
+        out
     }
 }
