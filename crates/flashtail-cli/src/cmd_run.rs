@@ -42,7 +42,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     for w in crate::sim_args::buffer_warnings(&dev, std::slice::from_ref(&a.scheme), cap) {
         eprintln!("{w}");
     }
-    let spec = a.opts.spec(&dev, &a.scheme);
+    let spec = a.opts.spec(&dev, &a.scheme)?;
     // Every output path is checked before the run, which may take hours.
     if let Some(p) = &a.json {
         check_file(p, "--json")?;

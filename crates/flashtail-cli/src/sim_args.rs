@@ -99,12 +99,29 @@ pub struct RunOptions {
     /// (suffixes K, M, G, T; 0: no limit). Default: 80 % of the memory the machine has available.
     #[arg(long, value_parser = crate::trace_args::parse_bytes)]
     pub max_memory: Option<u64>,
+    /// Replay closed loop: at most QD requests outstanding in each of QUEUES NVMe submission
+    /// queues (default 1 queue), requests assigned to queues round-robin in trace order, each
+    /// issued when a slot of its queue frees (docs/host.md). Latency counts from issue to
+    /// completion. Default: open loop (every request enters the device at its arrival).
+    #[arg(long, value_name = "QD[xQUEUES]")]
+    pub closed_loop: Option<String>,
+    /// With --closed-loop: `trace` issues a request no earlier than its trace arrival (the
+    /// trace's timing is a lower bound); `ignore` issues it as soon as its slot frees.
+    #[arg(long, default_value = "trace", value_parser = flashtail::host::IssueTiming::NAMES, requires = "closed_loop")]
+    pub timing: String,
 }
 
 impl RunOptions {
     /// The library's run settings these options describe.
-    pub fn settings(&self) -> RunSettings {
-        RunSettings {
+    pub fn settings(&self) -> anyhow::Result<RunSettings> {
+        let closed_loop = match &self.closed_loop {
+            Some(s) => {
+                let timing = flashtail::host::IssueTiming::parse(&self.timing).map_err(anyhow::Error::msg)?;
+                Some(flashtail::host::ClosedLoop::parse(s, timing).map_err(anyhow::Error::msg)?)
+            }
+            None => None,
+        };
+        Ok(RunSettings {
             victim: self.victim.clone(),
             interconnect: self.interconnect.clone(),
             seed: self.seed,
@@ -117,11 +134,12 @@ impl RunOptions {
             },
             latency: self.latency.parse().unwrap_or_default(),
             max_memory: self.max_memory,
-        }
+            closed_loop,
+        })
     }
 
-    pub fn spec(&self, device: &DeviceConfig, scheme: &str) -> flashtail::runner::RunSpec {
-        self.settings().spec(device, scheme)
+    pub fn spec(&self, device: &DeviceConfig, scheme: &str) -> anyhow::Result<flashtail::runner::RunSpec> {
+        Ok(self.settings()?.spec(device, scheme))
     }
 }
 

@@ -27,6 +27,8 @@ pub struct RunSettings {
     pub max_memory: Option<u64>,
     /// Dies and planes that fail during each run (`RunSpec::failures`).
     pub failures: crate::sim::FailurePlan,
+    /// The closed-loop host interface (`RunSpec::closed_loop`); `None`: open loop.
+    pub closed_loop: Option<crate::host::ClosedLoop>,
 }
 
 impl Default for RunSettings {
@@ -41,6 +43,7 @@ impl Default for RunSettings {
             latency: LatencyMode::Exact,
             max_memory: None,
             failures: Default::default(),
+            closed_loop: None,
         }
     }
 }
@@ -61,6 +64,7 @@ impl RunSettings {
             footprint: None,
             max_memory: self.max_memory,
             failures: self.failures.clone(),
+            closed_loop: self.closed_loop,
         }
     }
 }
@@ -182,6 +186,9 @@ pub fn compare_meta(dev: &DeviceConfig, workload: &str, o: &CompareOutcome, run:
     let mut notes: Vec<(String, String)> = first.workload_notes.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     notes.push(("device_source".into(), dev.source.clone()));
     notes.push(("seed".into(), run.seed.to_string()));
+    if let Some(cl) = &run.closed_loop {
+        notes.push(("host_interface".into(), cl.describe()));
+    }
     notes.push(("wall_seconds_all_schemes".into(), format!("{:.2}", o.wall_seconds)));
     CompareMeta {
         title: format!("flashtail: {} on {}", plural(o.schemes.len(), "GC scheme", "GC schemes"), dev.name),

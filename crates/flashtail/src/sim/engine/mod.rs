@@ -144,6 +144,11 @@ struct Counters {
     stalled_writes: u64,
     held_writes: u64,
     suspends: u64,
+    /// Bytes of the host requests issued: [read, write] (indexed by `Op`), for the
+    /// throughput (`report`).
+    bytes: [u64; 2],
+    /// When the last host request completed (the end of the throughput's span).
+    last_done: u64,
 }
 
 /// One simulation of one scheme on one device.
@@ -250,6 +255,8 @@ pub struct Simulation {
     /// Die and plane failures (`die_failure`; off unless asked for). Their due request count
     /// shares `next_cut` with power cuts (the two are not combined).
     failures: Option<Box<die_failure::DieFailures>>,
+    /// The closed-loop host interface's queues (`host::closed_loop`; `None`: open loop).
+    closed: Option<Box<crate::host::closed_loop::Queues>>,
 }
 
 impl Simulation {
@@ -268,6 +275,16 @@ impl Simulation {
         } else {
             None
         };
+        if let Some(cl) = &opts.closed_loop {
+            cl.validate().map_err(SimError::Device)?;
+            if !opts.power_cut_at.is_empty() {
+                return Err(SimError::Device(
+                    "the closed-loop host interface is not combined with power cuts (requests re-sent after a cut would need \
+                     their queue slots back): run open loop (no --closed-loop), or without --power-cut-at"
+                        .into(),
+                ));
+            }
+        }
         if scheme.gc_tolerant_flush && rain.is_none() {
             return Err(SimError::Device(format!("scheme '{}': GC-tolerant flush needs RAIN", scheme.name)));
         }
@@ -379,6 +396,7 @@ impl Simulation {
             next_cut: u64::MAX,
             down_until: 0,
             failures: None,
+            closed: opts.closed_loop.map(|c| Box::new(crate::host::closed_loop::Queues::new(c))),
             ftl,
             dev,
             opts,
@@ -413,6 +431,19 @@ impl Simulation {
         // Building the device may already have stalled (GC at preconditioning found no page).
         self.check_fatal()?;
         loop {
+            // Closed loop: the next request waits for a slot of its queue, then issues at its
+            // issue time (`host::closed_loop`), which becomes its arrival.
+            if let (Some(q), Some(r)) = (&mut self.closed, &mut next) {
+                if !q.has_slot() {
+                    if self.heap.peek_time().is_none() {
+                        return Err(SimError::Stalled(format!("{} requests outstanding in the host's queues never completed", q.outstanding())));
+                    }
+                    self.step_event();
+                    self.check_fatal()?;
+                    continue;
+                }
+                r.arrival = q.issue_time(r.arrival, self.now);
+            }
             // Every event due up to the next arrival (at its nanosecond too: arrivals come
             // after the events of their nanosecond), in a tight loop of its own.
             let until = next.as_ref().map_or(u64::MAX, |r| r.arrival.max(last_arrival).0);
