@@ -20,6 +20,7 @@ mod postponed;
 mod svg;
 mod table;
 mod tail_table;
+mod throughput_table;
 mod warnings;
 
 pub use baseline::{baseline_index, ratio, BASELINE_SCHEME};

@@ -149,6 +149,11 @@ struct Counters {
     bytes: [u64; 2],
     /// When the last host request completed (the end of the throughput's span).
     last_done: u64,
+    /// Bus transfers (counted at their ends, chained ones included: `phases`), and those that
+    /// found their channel busy and waited; the rest found it free when they asked for it
+    /// (the first-try conflict-free share, comparable with the mesh's `first_try_paths`).
+    bus_transfers: u64,
+    bus_waits: u64,
 }
 
 /// One simulation of one scheme on one device.

@@ -54,8 +54,12 @@ impl Simulation {
             extra.insert("gtr_extra_page_reads".into(), c.rebuild_extra_reads);
             extra.insert("max_gc_planes_per_group".into(), c.max_gc_planes_per_group);
         }
-        if let Some(m) = &self.mesh {
-            m.report(&mut extra);
+        match &self.mesh {
+            Some(m) => m.report(&mut extra),
+            None => {
+                extra.insert("bus_transfers".into(), c.bus_transfers);
+                extra.insert("bus_first_try_transfers".into(), c.bus_transfers - c.bus_waits);
+            }
         }
         self.content_report(&mut extra);
         if let Some(d) = self.durable.as_ref().filter(|_| self.opts.power_loss_every > 0) {
