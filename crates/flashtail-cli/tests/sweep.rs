@@ -31,11 +31,11 @@ fn lines(p: &std::path::Path) -> Vec<String> {
 fn a_sweep_writes_the_tidy_table_and_the_across_seed_table() {
     let (spec, out) = setup("tables", SPEC);
     let (stdout, _) = succeeds_both(&["sweep", s(&spec), "--out", s(&out)]);
-    assert!(stdout.contains("4 points (0 resumed, 0 failed), 264 rows"), "{stdout}");
+    assert!(stdout.contains("4 points (0 resumed, 0 failed), 312 rows"), "{stdout}");
     let t = lines(&out.join("table.csv"));
     assert_eq!(t[0], "point,device,workload,ftl.over_provisioning,seed,scheme,op,stat,value");
-    // 4 points × 2 schemes × (10 statistics for read and write, 13 for all).
-    assert_eq!(t.len() - 1, 4 * 2 * (10 + 10 + 13));
+    // 4 points × 2 schemes × (12 statistics for read and write, 15 for all).
+    assert_eq!(t.len() - 1, 4 * 2 * (12 + 12 + 15));
     assert!(t[1].contains(",tiny,gen:rlgc-oltp,0.1,1,base,read,count,"), "{}", t[1]);
     // Seeds run fastest, then the override values.
     let seeds_ops: Vec<(&str, &str)> = t[1..].iter().step_by(66).map(|l| {
@@ -90,7 +90,7 @@ fn a_failing_point_is_reported_and_the_others_kept() {
     let (spec, out) = setup("failure", &spec);
     let err = fails_with(&["sweep", s(&spec), "--out", s(&out)], &["point 2 (device=tiny workload=gen:rlgc-oltp ftl.over_provisioning=7.0 seed=1)", "over_provisioning", "2 of 4 points failed"]);
     assert!(err.contains("point 3 ("), "{err}");
-    assert_eq!(lines(&out.join("table.csv")).len() - 1, 2 * 66);
+    assert_eq!(lines(&out.join("table.csv")).len() - 1, 2 * 78);
     assert_eq!(lines(&out.join("failures.txt")).len(), 2);
 }
 
