@@ -38,7 +38,7 @@ fn a_sweep_writes_the_tidy_table_and_the_across_seed_table() {
     assert_eq!(t.len() - 1, 4 * 2 * (12 + 12 + 15));
     assert!(t[1].contains(",tiny,gen:rlgc-oltp,0.1,1,base,read,count,"), "{}", t[1]);
     // Seeds run fastest, then the override values.
-    let seeds_ops: Vec<(&str, &str)> = t[1..].iter().step_by(66).map(|l| {
+    let seeds_ops: Vec<(&str, &str)> = t[1..].iter().step_by(78).map(|l| {
         let f: Vec<&str> = l.split(',').collect();
         (f[3], f[4])
     }).collect();
@@ -46,7 +46,7 @@ fn a_sweep_writes_the_tidy_table_and_the_across_seed_table() {
     // The across-seed table: one row per (OP, scheme, op, stat), its mean that of the seeds.
     let ci = lines(&out.join("ci.csv"));
     assert_eq!(ci[0], "device,workload,ftl.over_provisioning,scheme,op,stat,seeds,mean,std,ci_low,ci_high,ci_level");
-    assert_eq!(ci.len() - 1, 2 * 2 * 33);
+    assert_eq!(ci.len() - 1, 2 * 2 * 39);
     let value = |op: &str, seed: &str| -> f64 {
         t.iter().find(|l| l.contains(&format!(",{op},{seed},base,all,p99_ns,"))).and_then(|l| l.rsplit(',').next()).unwrap().parse().unwrap()
     };

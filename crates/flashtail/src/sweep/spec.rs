@@ -374,4 +374,21 @@ mod tests {
         let e = Sweep::from_toml("s.toml", "schemes = [\"bas\"]\n", Path::new(".")).unwrap_err();
         assert!(e.starts_with("s.toml: schemes: unknown scheme 'bas'"), "{e}");
     }
+
+    #[test]
+    fn run_closed_loop_parses_and_timing_needs_it() {
+        let run = |closed: Option<&str>, timing: Option<&str>| {
+            RunSpecToml { closed_loop: closed.map(String::from), timing: timing.map(String::from), ..Default::default() }.settings(1)
+        };
+        let c = run(Some("16x4"), None).unwrap().closed_loop.unwrap();
+        assert_eq!((c.queue_depth, c.queues, c.timing), (16, 4, IssueTiming::Trace));
+        assert_eq!(run(Some("8"), Some("ignore")).unwrap().closed_loop.unwrap().timing, IssueTiming::Ignore);
+        assert!(run(None, None).unwrap().closed_loop.is_none());
+        assert!(run(None, Some("trace")).unwrap_err().contains("run.timing"));
+        assert!(run(Some("0"), None).unwrap_err().starts_with("run.closed_loop"));
+        assert!(run(Some("8"), Some("wall")).unwrap_err().starts_with("run.timing"));
+        // Open-loop points keep their ids: the new keys are left out when absent.
+        let json = serde_json::to_string(&RunSpecToml::default()).unwrap();
+        assert!(!json.contains("closed_loop") && !json.contains("timing"), "{json}");
+    }
 }
