@@ -44,7 +44,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     for w in crate::sim_args::buffer_warnings(&dev, std::slice::from_ref(&a.scheme), cap) {
         eprintln!("{w}");
     }
-    let mut spec = a.opts.spec(&dev, &a.scheme);
+    let mut spec = a.opts.spec(&dev, &a.scheme)?;
     let known_total = footprint.as_ref().map(|f| f.requests);
     spec.footprint = footprint;
     // Every output path is checked before the run, which may take hours.

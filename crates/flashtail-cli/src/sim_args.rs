@@ -107,12 +107,29 @@ pub struct RunOptions {
     /// each time.
     #[arg(long, value_name = "BYTES", default_value = "256M", value_parser = crate::trace_args::parse_bytes)]
     pub input_memory: u64,
+    /// Replay closed loop: at most QD requests outstanding in each of QUEUES NVMe submission
+    /// queues (default 1 queue), requests assigned to queues round-robin in trace order, each
+    /// issued when a slot of its queue frees (docs/host.md). Latency counts from issue to
+    /// completion. Default: open loop (every request enters the device at its arrival).
+    #[arg(long, value_name = "QD[xQUEUES]")]
+    pub closed_loop: Option<String>,
+    /// With --closed-loop: `trace` issues a request no earlier than its trace arrival (the
+    /// trace's timing is a lower bound); `ignore` issues it as soon as its slot frees.
+    #[arg(long, default_value = "trace", value_parser = flashtail::host::IssueTiming::NAMES, requires = "closed_loop")]
+    pub timing: String,
 }
 
 impl RunOptions {
     /// The library's run settings these options describe.
-    pub fn settings(&self) -> RunSettings {
-        RunSettings {
+    pub fn settings(&self) -> anyhow::Result<RunSettings> {
+        let closed_loop = match &self.closed_loop {
+            Some(s) => {
+                let timing = flashtail::host::IssueTiming::parse(&self.timing).map_err(anyhow::Error::msg)?;
+                Some(flashtail::host::ClosedLoop::parse(s, timing).map_err(anyhow::Error::msg)?)
+            }
+            None => None,
+        };
+        Ok(RunSettings {
             victim: self.victim.clone(),
             interconnect: self.interconnect.clone(),
             seed: self.seed,
@@ -126,11 +143,12 @@ impl RunOptions {
             latency: self.latency.parse().unwrap_or_default(),
             max_memory: self.max_memory,
             input_memory: self.input_memory,
-        }
+            closed_loop,
+        })
     }
 
-    pub fn spec(&self, device: &DeviceConfig, scheme: &str) -> flashtail::runner::RunSpec {
-        self.settings().spec(device, scheme)
+    pub fn spec(&self, device: &DeviceConfig, scheme: &str) -> anyhow::Result<flashtail::runner::RunSpec> {
+        Ok(self.settings()?.spec(device, scheme))
     }
 }
 

@@ -31,15 +31,15 @@ fn lines(p: &std::path::Path) -> Vec<String> {
 fn a_sweep_writes_the_tidy_table_and_the_across_seed_table() {
     let (spec, out) = setup("tables", SPEC);
     let (stdout, _) = succeeds_both(&["sweep", s(&spec), "--out", s(&out)]);
-    assert!(stdout.contains("4 points (0 resumed, 0 failed), 264 rows"), "{stdout}");
+    assert!(stdout.contains("4 points (0 resumed, 0 failed), 312 rows"), "{stdout}");
     assert!(stdout.contains("report.html"), "{stdout}");
     let t = lines(&out.join("table.csv"));
     assert_eq!(t[0], "point,device,workload,ftl.over_provisioning,seed,scheme,op,stat,value");
-    // 4 points × 2 schemes × (10 statistics for read and write, 13 for all).
-    assert_eq!(t.len() - 1, 4 * 2 * (10 + 10 + 13));
+    // 4 points × 2 schemes × (12 statistics for read and write, 15 for all).
+    assert_eq!(t.len() - 1, 4 * 2 * (12 + 12 + 15));
     assert!(t[1].contains(",tiny,gen:rlgc-oltp,0.1,1,base,read,count,"), "{}", t[1]);
     // Seeds run fastest, then the override values.
-    let seeds_ops: Vec<(&str, &str)> = t[1..].iter().step_by(66).map(|l| {
+    let seeds_ops: Vec<(&str, &str)> = t[1..].iter().step_by(78).map(|l| {
         let f: Vec<&str> = l.split(',').collect();
         (f[3], f[4])
     }).collect();
@@ -47,7 +47,7 @@ fn a_sweep_writes_the_tidy_table_and_the_across_seed_table() {
     // The across-seed table: one row per (OP, scheme, op, stat), its mean that of the seeds.
     let ci = lines(&out.join("ci.csv"));
     assert_eq!(ci[0], "device,workload,ftl.over_provisioning,scheme,op,stat,seeds,mean,std,ci_low,ci_high,ci_level");
-    assert_eq!(ci.len() - 1, 2 * 2 * 33);
+    assert_eq!(ci.len() - 1, 2 * 2 * 39);
     let value = |op: &str, seed: &str| -> f64 {
         t.iter().find(|l| l.contains(&format!(",{op},{seed},base,all,p99_ns,"))).and_then(|l| l.rsplit(',').next()).unwrap().parse().unwrap()
     };
@@ -123,7 +123,7 @@ fn a_failing_point_is_reported_and_the_others_kept() {
     let (spec, out) = setup("failure", &spec);
     let err = fails_with(&["sweep", s(&spec), "--out", s(&out)], &["point 2 (device=tiny workload=gen:rlgc-oltp ftl.over_provisioning=7.0 seed=1)", "over_provisioning", "2 of 4 points failed"]);
     assert!(err.contains("point 3 ("), "{err}");
-    assert_eq!(lines(&out.join("table.csv")).len() - 1, 2 * 66);
+    assert_eq!(lines(&out.join("table.csv")).len() - 1, 2 * 78);
     assert_eq!(lines(&out.join("failures.txt")).len(), 2);
 }
 

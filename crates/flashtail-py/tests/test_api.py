@@ -13,7 +13,7 @@ import flashtail
 
 SUMMARY_COLUMNS = ["scheme", "op", "count"] + [f"{s}_ns" for s in ("mean", "p50", "p90", "p99", "p99_9", "p99_99", "p99_999", "max")] \
     + [f"{s}_ratio" for s in ("mean", "p50", "p90", "p99", "p99_9", "p99_99", "p99_999", "max")] \
-    + ["waf", "erases", "gc_pages_migrated", "share_waited_on_gc", "thin"]
+    + ["waf", "erases", "gc_pages_migrated", "mb_per_s", "iops", "share_waited_on_gc", "thin"]
 
 SHORT = dict(schemes=["nogc", "base"], window=(0, 30))
 

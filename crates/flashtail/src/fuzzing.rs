@@ -237,6 +237,7 @@ pub fn device(data: &[u8]) -> DeviceOutcome {
         footprint: None,
         max_memory: Some(0),
         failures: Default::default(),
+        closed_loop: None,
     };
     let cuts_covered = crate::runner::spec_scheme(&spec).is_ok_and(|s| crate::sim::power_loss::refusal(&s, &spec.device).is_none());
     if cuts_covered {

@@ -42,6 +42,8 @@ pub struct RunSpec {
     pub max_memory: Option<u64>,
     /// Dies and planes that fail during the run (empty = none; `sim::failure`).
     pub failures: crate::sim::FailurePlan,
+    /// The closed-loop host interface (`host::closed_loop`); `None`: open loop.
+    pub closed_loop: Option<crate::host::ClosedLoop>,
 }
 
 /// Why a run could not be done.
@@ -106,6 +108,7 @@ fn sim_options(spec: &RunSpec, progress: Option<Arc<Progress>>) -> SimOptions {
         power_cut_at: spec.power_cut_at.clone(),
         footprint: spec.footprint.clone(),
         failures: spec.failures.clone(),
+        closed_loop: spec.closed_loop,
         ..Default::default()
     }
 }

@@ -145,3 +145,58 @@ fn the_bus_schemes_ignore_the_mesh_parameters() {
     assert_eq!(a.all, b.all);
     assert!(!a.flash.extra.contains_key("mesh_transfers"));
 }
+
+#[test]
+fn the_bus_counts_transfers_that_found_their_channel_free() {
+    // Two writes on one channel at once: the first finds the bus free, the second waits.
+    let bus = run(&empty_tiny(), "base", two_writes_on_one_channel(), 1);
+    assert_eq!(extra(&bus, "bus_transfers"), 2);
+    assert_eq!(extra(&bus, "bus_first_try_transfers"), 1);
+    // On two channels both are free at once.
+    let apart = vec![HostRequest::new(Nanos(0), 0, 4096, Op::Write), HostRequest::new(Nanos(0), 4096, 4096, Op::Write)];
+    let bus = run(&empty_tiny(), "base", apart, 1);
+    assert_eq!((extra(&bus, "bus_transfers"), extra(&bus, "bus_first_try_transfers")), (2, 2));
+    // Every transfer is counted once, chained or not: the engine without transfer chaining
+    // (one event per transfer end) counts the same. Each programmed GC page went out and
+    // back in, and erase commands take the bus too.
+    let reqs = gc_heavy(4_000, 9);
+    let chained = run(&tiny(), "base", reqs.clone(), 9);
+    let s = flashtail::gc::build_scheme("base", None, 9).unwrap();
+    let opts = flashtail::SimOptions { seed: 9, chain_transfers: false, ..Default::default() };
+    let unchained = flashtail::Simulation::new(tiny(), s, opts).unwrap().run(&mut flashtail::VecSource::new(reqs)).unwrap();
+    assert_eq!(extra(&chained, "bus_transfers"), extra(&unchained, "bus_transfers"));
+    assert_eq!(chained.all, unchained.all);
+    let f = &chained.flash;
+    let least = f.host_pages_programmed + f.host_pages_read + 2 * f.gc_pages_programmed + f.erases;
+    assert!(extra(&chained, "bus_transfers") >= least, "{} vs {least}", extra(&chained, "bus_transfers"));
+    assert!(extra(&chained, "bus_first_try_transfers") < extra(&chained, "bus_transfers"));
+    assert!(!chained.flash.extra.contains_key("mesh_transfers"));
+}
+
+#[test]
+fn gc_bypass_parking_is_a_switch_and_the_cache_bounds_it() {
+    let reqs = gc_heavy(20_000, 7);
+    let parked = with(&tiny(), "base", Some(Interconnect::GcBypass), reqs.clone(), 7);
+    let mut off = tiny();
+    off.interconnect.gc_bypass_parking = false;
+    let held = with(&off, "base", Some(Interconnect::GcBypass), reqs.clone(), 7);
+    let mut small = tiny();
+    small.interconnect.gc_cache_pages = 1;
+    let one = with(&small, "base", Some(Interconnect::GcBypass), reqs, 7);
+    for r in [&parked, &held, &one] {
+        assert_eq!(r.integrity.violations, 0);
+    }
+    assert!(extra(&parked, "mesh_parked_write_backs") > 0);
+    assert_eq!(extra(&parked, "mesh_cache_full_write_backs"), 0, "no bound by default: one page per unit");
+    // Off: no write-back parks, preemption still happens (the priorities stay).
+    assert_eq!(extra(&held, "mesh_parked_write_backs"), 0);
+    assert!(extra(&held, "mesh_preemptions") > 0);
+    // A one-page cache: some write-backs found it full and held their plane.
+    assert!(extra(&one, "mesh_cache_full_write_backs") > 0);
+    assert_eq!(extra(&one, "mesh_max_parked_write_backs"), 1);
+    assert!(extra(&parked, "mesh_max_parked_write_backs") > 1);
+    assert!(extra(&parked, "mesh_max_parked_write_backs") <= 4, "one page per unit at most");
+    // Parking is what lets reads past blocking GC: without it reads wait longer on GC copies.
+    let gc_wait = |r: &RunReport| r.waits.wait_ns_by_cause["gc_copy"];
+    assert!(gc_wait(&parked) < gc_wait(&held), "gc_copy wait parked {} vs held {}", gc_wait(&parked), gc_wait(&held));
+}

@@ -62,6 +62,19 @@ pub struct InterconnectConfig {
     /// Times a scout may arrive at one router before it unwinds to its source (Venice: 3).
     #[serde(default = "default_max_visits")]
     pub max_visits: u32,
+    /// GC bypass: a GC write-back that finds no path (or loses it to a high-priority scout)
+    /// waits in the GC controller's cache and its plane serves reads meanwhile (parking,
+    /// `sim/engine/mesh_path.rs`). `false`: the write-back waits holding its plane, as a GC
+    /// copy does on plain Venice; priorities, preemption and the GC ports stay. The paper
+    /// says the postponed data waits in the cache; it does not say the plane is freed.
+    #[serde(default = "default_true")]
+    pub gc_bypass_parking: bool,
+    /// GC bypass: pages the GC controller's cache holds for parked write-backs; a write-back
+    /// that would park with the cache full waits holding its plane instead. 0 = no bound
+    /// beyond the model's own: a unit parks at most one write-back, so at most one page per
+    /// execution unit (128 pages, 512 KiB, on the `venice` preset). The paper gives no size.
+    #[serde(default)]
+    pub gc_cache_pages: u32,
 }
 
 fn default_hop_ns() -> u64 {
@@ -72,9 +85,20 @@ fn default_max_visits() -> u32 {
     3
 }
 
+fn default_true() -> bool {
+    true
+}
+
 impl Default for InterconnectConfig {
     fn default() -> Self {
-        InterconnectConfig { hop_ns: default_hop_ns(), io_ports: 0, gc_ports: 0, max_visits: default_max_visits() }
+        InterconnectConfig {
+            hop_ns: default_hop_ns(),
+            io_ports: 0,
+            gc_ports: 0,
+            max_visits: default_max_visits(),
+            gc_bypass_parking: true,
+            gc_cache_pages: 0,
+        }
     }
 }
 

@@ -31,6 +31,8 @@ pub struct RunSettings {
     /// from there for every pass and scheme (`record_input`); 0 reads it from its source
     /// each time.
     pub input_memory: u64,
+    /// The closed-loop host interface (`RunSpec::closed_loop`); `None`: open loop.
+    pub closed_loop: Option<crate::host::ClosedLoop>,
 }
 
 impl Default for RunSettings {
@@ -46,6 +48,7 @@ impl Default for RunSettings {
             max_memory: None,
             failures: Default::default(),
             input_memory: super::workload::INPUT_MEMORY_DEFAULT,
+            closed_loop: None,
         }
     }
 }
@@ -66,6 +69,7 @@ impl RunSettings {
             footprint: None,
             max_memory: self.max_memory,
             failures: self.failures.clone(),
+            closed_loop: self.closed_loop,
         }
     }
 }
@@ -187,6 +191,9 @@ pub fn compare_meta(dev: &DeviceConfig, workload: &str, o: &CompareOutcome, run:
     let mut notes: Vec<(String, String)> = first.workload_notes.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     notes.push(("device_source".into(), dev.source.clone()));
     notes.push(("seed".into(), run.seed.to_string()));
+    if let Some(cl) = &run.closed_loop {
+        notes.push(("host_interface".into(), cl.describe()));
+    }
     notes.push(("wall_seconds_all_schemes".into(), format!("{:.2}", o.wall_seconds)));
     CompareMeta {
         title: format!("flashtail: {} on {}", plural(o.schemes.len(), "GC scheme", "GC schemes"), dev.name),

@@ -6,6 +6,9 @@
 //! is zero. `waf`, `erases` and `gc_pages_migrated` are run-wide and repeat on each op row.
 //! `share_waited_on_gc` is per op: the run's share for `all`, the share of reads for
 //! `read`, and for `write` the waited requests that were not reads over the write count.
+//! `mb_per_s` and `iops` are the op's throughput over the run's span (first issue to last
+//! completion; `stats::throughput`): under open loop the offered load, under the closed-loop
+//! host interface what the device sustains.
 //! `thin` lists, `;`-separated, the percentiles of the row resting on fewer than ten
 //! samples at or above their value (see `evidence`; e.g. `p99.9;p99.99;p99.999` for 508
 //! reads), empty when none is.
@@ -78,7 +81,7 @@ pub fn summary_csv(reports: &[RunReport]) -> Result<String, ReportError> {
     let mut header = vec!["scheme".to_string(), "op".into(), "count".into()];
     header.extend(STATS.iter().map(|(n, _)| format!("{n}_ns")));
     header.extend(STATS.iter().map(|(n, _)| format!("{n}_ratio")));
-    header.extend(["waf", "erases", "gc_pages_migrated", "share_waited_on_gc", "thin"].map(String::from));
+    header.extend(["waf", "erases", "gc_pages_migrated", "mb_per_s", "iops", "share_waited_on_gc", "thin"].map(String::from));
     w.write_record(&header).map_err(err)?;
     let base = baseline_index(reports).map(|i| &reports[i]);
     for r in reports {
@@ -102,6 +105,9 @@ pub fn summary_csv(reports: &[RunReport]) -> Result<String, ReportError> {
             row.push(float(r.flash.waf));
             row.push(r.flash.erases.to_string());
             row.push(r.flash.gc_pages_migrated.to_string());
+            let (mb, iops) = r.throughput.of(op);
+            row.push(float(mb));
+            row.push(float(iops));
             row.push(float(share_waited(r, op)));
             row.push(super::evidence::thin_percentiles(s).join(";"));
             w.write_record(&row).map_err(err)?;
@@ -111,13 +117,16 @@ pub fn summary_csv(reports: &[RunReport]) -> Result<String, ReportError> {
 }
 
 /// Every statistic of `op` in `r` as (name, value), in `summary.csv`'s column order: the
-/// count, the latency statistics in ns (`mean_ns` ... `max_ns`), `share_waited_on_gc`, and
+/// count, the latency statistics in ns (`mean_ns` ... `max_ns`), `mb_per_s`, `iops`, `share_waited_on_gc`, and
 /// for `all` only the run-wide `waf`, `erases` and `gc_pages_migrated`. The rows of a
 /// sweep's tidy table.
 pub fn op_stats(r: &RunReport, op: &str) -> Vec<(String, f64)> {
     let s = summary_of(r, op);
     let mut v = vec![("count".to_string(), s.count as f64)];
     v.extend(STATS.iter().map(|(n, get)| (format!("{n}_ns"), get(s))));
+    let (mb, iops) = r.throughput.of(op);
+    v.push(("mb_per_s".into(), mb));
+    v.push(("iops".into(), iops));
     v.push(("share_waited_on_gc".into(), share_waited(r, op)));
     if op == "all" {
         v.push(("waf".into(), r.flash.waf));

@@ -148,6 +148,27 @@ fn flash_table(h: &mut String, reports: &[RunReport]) {
         h.push_str("</tr>\n");
     }
     h.push_str("</tbody>\n</table>\n");
+    throughput_table(h, reports);
+}
+
+/// Bandwidth and IOPS per run (`throughput_table.rs`).
+fn throughput_table(h: &mut String, reports: &[RunReport]) {
+    h.push_str("<h3>Throughput (first issue to last completion)</h3>\n<table class=\"sortable\">\n<thead><tr>");
+    for c in super::throughput_table::HEADERS {
+        let _ = write!(h, "<th>{}</th>", escape_html(c));
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+    for row in super::throughput_table::rows(reports) {
+        h.push_str("<tr>");
+        for (cell, v) in row {
+            let _ = match v {
+                Some(v) => write!(h, "<td class=\"n\" data-v=\"{v}\">{}</td>", escape_html(&cell)),
+                None => write!(h, "<td>{}</td>", escape_html(&cell)),
+            };
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</tbody>\n</table>\n");
 }
 
 #[cfg(test)]
@@ -168,7 +189,9 @@ mod tests {
         let reports = [run("nogc", 2_000_000, 6), run("ttflash", 1_000_000, 6), run("base", 8_000_000, 12)];
         let mut h = String::new();
         summary_tables_html(&mut h, &reports);
-        assert_eq!(h.matches("<table class=\"sortable\">").count(), 3);
+        // Reads, writes, flash and GC, throughput.
+        assert_eq!(h.matches("<table class=\"sortable\">").count(), 4);
+        assert!(h.contains("<h3>Throughput (first issue to last completion)</h3>"));
         // p99 of base: 8 ms, its ratio 4×, sortable by the exact value.
         assert!(h.contains("<td class=\"n\" data-v=\"8\">8.00</td>"), "{h}");
         assert!(h.contains("<td class=\"n\" data-v=\"4\">4.00×</td>"));

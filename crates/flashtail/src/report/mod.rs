@@ -24,6 +24,7 @@ mod svg;
 mod sweep_html;
 mod table;
 mod tail_table;
+mod throughput_table;
 mod warnings;
 
 pub use baseline::{baseline_index, ratio, BASELINE_SCHEME};

@@ -1,5 +1,5 @@
-//! The plain-text comparison table for the terminal: a read table, a write table and a
-//! flash/GC table, each at most ~110 columns wide so it reads in a 120-column terminal.
+//! The plain-text comparison table for the terminal: a read table, a write table, a
+//! flash/GC table and a throughput table (`throughput_table.rs`), each at most ~110 columns wide so it reads in a 120-column terminal.
 //! Latencies are in ms with 3 significant digits; when a `nogc` run is present each
 //! latency also carries its slowdown against it, e.g. `12.3 (8.1×)`. A percentile resting
 //! on fewer than ten samples carries `†` (explained under the table).
@@ -102,6 +102,8 @@ pub fn format_table(reports: &[RunReport]) -> String {
     if reports.iter().any(|r| r.no_gc_in_window) {
         out.push_str(&format!("{NO_GC_MARK} {NO_GC_NOTE}\n"));
     }
+    out.push('\n');
+    out.push_str(&super::throughput_table::format(reports));
     out
 }
 

@@ -9,8 +9,9 @@
 //! had held) or enacted (`power_cut_at`: the same check, then the volatile state is lost, the
 //! FTL is rebuilt from what survives, the device is unavailable for the recovery's spare-area
 //! scan, and the run goes on from the recovered state; `power_loss`).
-//! Does not model: host interface queueing (NVMe queue depth), recovery from checkpoints
-//! (a recovery scans every programmed page).
+//! Requests enter the device at their arrival (open loop) or, with `closed_loop`, when a
+//! slot of their NVMe submission queue frees (`host::closed_loop`).
+//! Does not model: recovery from checkpoints (a recovery scans every programmed page).
 
 mod engine;
 pub mod failure;
@@ -60,6 +61,10 @@ pub struct SimOptions {
     /// Dies and planes that fail during the run, and how the engine answers (`failure`; the
     /// engine's `die_failure` and `reprotect`). Empty: none.
     pub failures: FailurePlan,
+    /// The closed-loop host interface (`host::closed_loop`): at most queue depth × queues
+    /// requests outstanding, each issued when a slot of its queue frees. `None`: open loop,
+    /// every request enters the device at its arrival.
+    pub closed_loop: Option<crate::host::ClosedLoop>,
 }
 
 impl Default for SimOptions {
@@ -75,6 +80,7 @@ impl Default for SimOptions {
             power_cut_at: Vec::new(),
             footprint: None,
             failures: FailurePlan::default(),
+            closed_loop: None,
         }
     }
 }

@@ -151,6 +151,11 @@ pub struct RunReport {
     pub cdf_reads: Cdf,
     pub cdf_writes: Cdf,
     pub cdf_all: Cdf,
+    /// Bandwidth and IOPS over the run's span, and how requests entered the device
+    /// (`stats::throughput`). Absent from reports written before it existed (read back as
+    /// zeros).
+    #[serde(default)]
+    pub throughput: super::throughput::Throughput,
     pub flash: FlashCounts,
     pub waits: WaitBreakdown,
     /// What the slowest requests waited for (`stats::tail`). Absent from reports written

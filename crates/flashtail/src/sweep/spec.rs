@@ -4,6 +4,7 @@
 //! (the Python package's dict); unknown keys are errors naming the key and, for TOML, the
 //! line. Relative paths (device files, traces) are taken from the spec file's folder.
 
+use crate::host::{ClosedLoop, IssueTiming};
 use crate::job::{RunSettings, Workload};
 use crate::stats::LatencyMode;
 use crate::trace::{ReplayOptions, TraceOptions};
@@ -239,11 +240,18 @@ pub struct RunSpecToml {
     pub oracle: bool,
     /// `exact` or `tail`.
     pub latency: String,
+    /// The closed-loop host interface, `QD` or `QDxQUEUES` (docs/host.md); absent: open loop.
+    /// Left out of the point's key when absent, so open-loop points keep their ids.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closed_loop: Option<String>,
+    /// With `closed_loop`: `trace` (the default) or `ignore`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<String>,
 }
 
 impl Default for RunSpecToml {
     fn default() -> RunSpecToml {
-        RunSpecToml { victim: None, interconnect: None, oracle: true, latency: "exact".into() }
+        RunSpecToml { victim: None, interconnect: None, oracle: true, latency: "exact".into(), closed_loop: None, timing: None }
     }
 }
 
@@ -251,7 +259,15 @@ impl RunSpecToml {
     /// The job's settings for a point with `seed`.
     pub fn settings(&self, seed: u64) -> Result<RunSettings, String> {
         let latency: LatencyMode = self.latency.parse().map_err(|e| format!("run.latency: {e}"))?;
-        Ok(RunSettings { victim: self.victim.clone(), interconnect: self.interconnect.clone(), seed, oracle: self.oracle, latency, ..RunSettings::default() })
+        let closed_loop = match (&self.closed_loop, &self.timing) {
+            (Some(q), t) => {
+                let timing = IssueTiming::parse(t.as_deref().unwrap_or("trace")).map_err(|e| format!("run.timing: {e}"))?;
+                Some(ClosedLoop::parse(q, timing).map_err(|e| format!("run.closed_loop: {e}"))?)
+            }
+            (None, Some(_)) => return Err("run.timing applies to a closed loop: set run.closed_loop too, or leave run.timing out".into()),
+            (None, None) => None,
+        };
+        Ok(RunSettings { victim: self.victim.clone(), interconnect: self.interconnect.clone(), seed, oracle: self.oracle, latency, closed_loop, ..RunSettings::default() })
     }
 }
 
@@ -357,5 +373,22 @@ mod tests {
         assert!(e.contains("sedes"), "{e}");
         let e = Sweep::from_toml("s.toml", "schemes = [\"bas\"]\n", Path::new(".")).unwrap_err();
         assert!(e.starts_with("s.toml: schemes: unknown scheme 'bas'"), "{e}");
+    }
+
+    #[test]
+    fn run_closed_loop_parses_and_timing_needs_it() {
+        let run = |closed: Option<&str>, timing: Option<&str>| {
+            RunSpecToml { closed_loop: closed.map(String::from), timing: timing.map(String::from), ..Default::default() }.settings(1)
+        };
+        let c = run(Some("16x4"), None).unwrap().closed_loop.unwrap();
+        assert_eq!((c.queue_depth, c.queues, c.timing), (16, 4, IssueTiming::Trace));
+        assert_eq!(run(Some("8"), Some("ignore")).unwrap().closed_loop.unwrap().timing, IssueTiming::Ignore);
+        assert!(run(None, None).unwrap().closed_loop.is_none());
+        assert!(run(None, Some("trace")).unwrap_err().contains("run.timing"));
+        assert!(run(Some("0"), None).unwrap_err().starts_with("run.closed_loop"));
+        assert!(run(Some("8"), Some("wall")).unwrap_err().starts_with("run.timing"));
+        // Open-loop points keep their ids: the new keys are left out when absent.
+        let json = serde_json::to_string(&RunSpecToml::default()).unwrap();
+        assert!(!json.contains("closed_loop") && !json.contains("timing"), "{json}");
     }
 }

@@ -60,6 +60,10 @@ impl Simulation {
         }
         let pages = (last - first + 1).min(u32::MAX as u64) as u32;
         let slot = self.reqs.insert(Req { arrival: r.arrival, op: r.op, pending: 1, wait: [0; REQ_WAITS], last_plane: PlaneId(0), pages });
+        self.c.bytes[r.op as usize] += r.size;
+        if let Some(q) = &mut self.closed {
+            q.issued(slot);
+        }
         if let Some(pc) = &mut self.cuts {
             // Later than its arrival only after a cut (re-sent, or held while recovering):
             // its `power_cut` wait, counted in the run's total now (not on the completion
@@ -114,7 +118,11 @@ impl Simulation {
             self.keep_slow(slot, lat);
         }
         self.reqs.remove(slot);
+        if let Some(q) = &mut self.closed {
+            q.completed(slot);
+        }
         self.c.requests_completed += 1;
+        self.c.last_done = self.now.0;
         match op {
             Op::Read => self.reads.record(lat),
             Op::Write => {

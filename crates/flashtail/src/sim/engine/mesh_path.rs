@@ -17,7 +17,9 @@
 //! cache). Waiting units retry high priority first. While a write-back waits for its path
 //! (it found none, or lost it), the page sits in the GC controller's cache and its plane is
 //! not held: the GC copy is parked on its unit (`Unit::parked`, as a suspended program is)
-//! and host reads run; the plane's next GC step waits for the write-back.
+//! and host reads run; the plane's next GC step waits for the write-back. Parking is a
+//! setting (`interconnect.gc_bypass_parking`; off, the write-back waits holding its plane),
+//! and the cache holds at most `interconnect.gc_cache_pages` parked pages (0: one per unit).
 //!
 //! Does not do: transfer chaining (`phases.rs`; on the mesh every transfer end is an
 //! event). On plain Venice a GC copy holds its plane while its transfers wait, as on the bus.
@@ -38,6 +40,12 @@ const GC_WRITE_BACK_PHASE: u8 = 3;
 pub(super) struct MeshPaths {
     net: Mesh,
     bypass: bool,
+    /// GC bypass parks waiting write-backs (`interconnect.gc_bypass_parking`).
+    parking: bool,
+    /// Most write-backs parked at once (`interconnect.gc_cache_pages`; `u32::MAX`: no bound).
+    cache_pages: u32,
+    /// Write-backs parked now.
+    parked_now: u32,
     hop_ns: u64,
     /// Chip of each unit.
     chip_of_unit: Vec<u32>,
@@ -68,6 +76,10 @@ struct MeshCounters {
     preemptions: u64,
     preempted_ns: u64,
     parked_write_backs: u64,
+    /// Write-backs that waited holding their plane because the GC controller's cache was full.
+    cache_full: u64,
+    /// Most write-backs parked at once (the GC controller's cache's peak occupancy).
+    max_parked: u64,
     setup_ns: u64,
     path_wait_ns: u64,
     max_waiters: u64,
@@ -95,6 +107,9 @@ impl MeshPaths {
         Ok(Some(MeshPaths {
             net,
             bypass,
+            parking: cfg.gc_bypass_parking,
+            cache_pages: if cfg.gc_cache_pages == 0 { u32::MAX } else { cfg.gc_cache_pages },
+            parked_now: 0,
             hop_ns: cfg.hop_ns,
             chip_of_unit: unit_planes.iter().map(|&p| geo.chip_of(PlaneId(p))).collect(),
             waiters: Vec::new(),
@@ -122,6 +137,8 @@ impl MeshPaths {
             ("preemptions", c.preemptions),
             ("preempted_transfer_ns", c.preempted_ns),
             ("parked_write_backs", c.parked_write_backs),
+            ("cache_full_write_backs", c.cache_full),
+            ("max_parked_write_backs", c.max_parked),
             ("path_setup_ns", c.setup_ns),
             ("path_wait_ns", c.path_wait_ns),
             ("max_waiting_units", c.max_waiters),
@@ -139,6 +156,7 @@ impl MeshPaths {
         }
         debug_assert_eq!(self.net.held_links(), 0, "every path belongs to a unit");
         self.waiters.clear();
+        self.parked_now = 0;
         self.since.fill(Nanos::ZERO);
         self.retried.fill(false);
     }
@@ -168,7 +186,7 @@ impl Simulation {
             let low = self.mesh_kind(t, i).1 == Prio::Low;
             self.mesh_wait(u, t, u8::from(low));
             if low {
-                self.park_write_back(u, t);
+                self.try_park_write_back(u, t);
             }
         }
     }
@@ -183,9 +201,20 @@ impl Simulation {
         self.units[u as usize].phase_end = Nanos::MAX;
     }
 
-    /// GC bypass: GC copy `t`'s write-back waits for a path in the GC controller's cache;
-    /// its unit serves reads meanwhile (module doc).
-    fn park_write_back(&mut self, u: u32, t: u32) {
+    /// GC bypass: GC copy `t`'s write-back waits for a path in the GC controller's cache
+    /// and its unit serves reads meanwhile (module doc), when parking is on and the cache
+    /// has room; otherwise it waits holding its plane.
+    fn try_park_write_back(&mut self, u: u32, t: u32) {
+        let m = self.mesh.as_mut().expect("mesh");
+        if !m.parking {
+            return;
+        }
+        if m.parked_now >= m.cache_pages {
+            m.c.cache_full += 1;
+            return;
+        }
+        m.parked_now += 1;
+        m.c.max_parked = m.c.max_parked.max(u64::from(m.parked_now));
         let unit = &mut self.units[u as usize];
         debug_assert_eq!(unit.running, t);
         assert!(unit.parked.is_none(), "a unit running a GC copy has nothing parked");
@@ -202,6 +231,8 @@ impl Simulation {
         let unit = &mut self.units[u as usize];
         assert_eq!(unit.parked, Some((t, PARKED_WRITE_BACK)));
         unit.parked = None;
+        let m = self.mesh.as_mut().expect("mesh");
+        m.parked_now -= 1;
         unit.occupy(t, Cause::GcCopy, self.now);
     }
 
@@ -282,7 +313,7 @@ impl Simulation {
         m.retried[v as usize] = true;
         self.units[v as usize].ev_seq = u64::MAX;
         self.mesh_wait(v, t, 1);
-        self.park_write_back(v, t);
+        self.try_park_write_back(v, t);
     }
 
     /// Unit `u`'s transfer of `dur` ended: release its path and let the waiting units retry.

@@ -150,6 +150,16 @@ struct Counters {
     stalled_writes: u64,
     held_writes: u64,
     suspends: u64,
+    /// Bytes of the host requests issued: [read, write] (indexed by `Op`), for the
+    /// throughput (`report`).
+    bytes: [u64; 2],
+    /// When the last host request completed (the end of the throughput's span).
+    last_done: u64,
+    /// Bus transfers (counted at their ends, chained ones included: `phases`), and those that
+    /// found their channel busy and waited; the rest found it free when they asked for it
+    /// (the first-try conflict-free share, comparable with the mesh's `first_try_paths`).
+    bus_transfers: u64,
+    bus_waits: u64,
 }
 
 /// One simulation of one scheme on one device.
@@ -268,6 +278,8 @@ pub struct Simulation {
     /// Multi-plane commands' counters: present when `ftl.multi_plane` is on and units span
     /// several planes (`multi_plane`).
     multi_plane: Option<Box<multi_plane::MultiPlaneCounts>>,
+    /// The closed-loop host interface's queues (`host::closed_loop`; `None`: open loop).
+    closed: Option<Box<crate::host::closed_loop::Queues>>,
 }
 
 impl Simulation {
@@ -304,6 +316,16 @@ impl Simulation {
 
     fn build(dev: DeviceConfig, mut scheme: Scheme, opts: SimOptions, start: Option<StartState>) -> Result<Simulation, SimError> {
         let rain = Simulation::prepare(&dev, &scheme)?;
+        if let Some(cl) = &opts.closed_loop {
+            cl.validate().map_err(SimError::Device)?;
+            if !opts.power_cut_at.is_empty() {
+                return Err(SimError::Device(
+                    "the closed-loop host interface is not combined with power cuts (requests re-sent after a cut would need \
+                     their queue slots back): run open loop (no --closed-loop), or without --power-cut-at"
+                        .into(),
+                ));
+            }
+        }
         scheme.victim.attach(&dev.geometry, &dev.timing);
         let geo = dev.geometry.clone();
         let flush = scheme.gc_tolerant_flush.then(|| {
@@ -421,6 +443,7 @@ impl Simulation {
             reads_first: dev.scheduler.order == crate::config::QueueOrder::ReadsFirst,
             multi_plane: (!dev.ftl.multi_plane.is_off() && unit_spans_planes(&dev))
                 .then(|| Box::new(multi_plane::MultiPlaneCounts { rule: dev.ftl.multi_plane, ..Default::default() })),
+            closed: opts.closed_loop.map(|c| Box::new(crate::host::closed_loop::Queues::new(c))),
             ftl,
             dev,
             opts,
@@ -456,6 +479,19 @@ impl Simulation {
         // Building the device may already have stalled (GC at preconditioning found no page).
         self.check_fatal()?;
         loop {
+            // Closed loop: the next request waits for a slot of its queue, then issues at its
+            // issue time (`host::closed_loop`), which becomes its arrival.
+            if let (Some(q), Some(r)) = (&mut self.closed, &mut next) {
+                if !q.has_slot() {
+                    if self.heap.peek_time().is_none() {
+                        return Err(SimError::Stalled(format!("{} requests outstanding in the host's queues never completed", q.outstanding())));
+                    }
+                    self.step_event();
+                    self.check_fatal()?;
+                    continue;
+                }
+                r.arrival = q.issue_time(r.arrival, self.now);
+            }
             // Every event due up to the next arrival (at its nanosecond too: arrivals come
             // after the events of their nanosecond), in a tight loop of its own.
             let until = next.as_ref().map_or(u64::MAX, |r| r.arrival.max(last_arrival).0);

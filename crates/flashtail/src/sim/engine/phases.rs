@@ -102,7 +102,8 @@ impl Simulation {
     }
 
     /// Unit `u` takes its channel `ch` for transfer phase `i` of transaction `t`: lay out
-    /// the chain (module doc, [`Chain`]) and queue the event that ends it.
+    /// the chain (module doc, [`Chain`]) and queue the event that ends it. The chained
+    /// transfers are counted (`bus_transfers`) here, the one the event ends when it comes.
     ///
     /// Each table (transaction, channel, unit) is indexed once and its entry updated through
     /// that borrow: every index is a bounds check, and this runs for most transfers.
@@ -139,10 +140,13 @@ impl Simulation {
         unit.await_event(end, seq);
         self.c.chan_ns[gc] += plan.chained_xfer.0;
         self.push_event(end, seq, EV_UNIT, u);
+        self.c.bus_transfers += u64::from(plan.n);
     }
 
     /// Channel `ch` is busy: unit `u` (transaction `t`, in a transfer phase) queues for it.
     fn wait_for_channel(&mut self, u: u32, t: u32, ch: usize) {
+        // The bus's first-try metric: this transfer did not find its channel free.
+        self.c.bus_waits += 1;
         let txn = &self.txns[t as usize];
         let class = if txn.background { self.background_channel_class(u, t) } else { txn.channel_class() };
         let seq = self.next_seq();
@@ -167,6 +171,9 @@ impl Simulation {
         // counted again when they really end.
         let undo: u64 = unit.chain[i..usize::from(unit.chain_len)].iter().map(|&(_, p)| txn.step_at(p, &self.costs).dur.0).sum();
         self.c.chan_ns[usize::from(txn.is_gc())] -= undo;
+        // Counted when chained; the first becomes an event (counted at its end), the rest
+        // will be claimed again.
+        self.c.bus_transfers -= u64::from(unit.chain_len) - i as u64;
         let (end, seq) = (Nanos((k >> 64) as u64), k as u64);
         self.push_event(end, seq, EV_UNIT, h);
         let unit = &mut self.units[h as usize];
@@ -201,6 +208,7 @@ impl Simulation {
             } else {
                 // A transfer ended: release the channel, or hand it to the first waiter.
                 self.c.chan_ns[usize::from(gc)] += step.dur.0;
+                self.c.bus_transfers += 1;
                 let c = &mut self.channels[ch];
                 c.busy = false;
                 c.free_after = u128::MAX;

@@ -7,7 +7,7 @@
 use super::Simulation;
 use crate::sim::requests::WAIT_CAUSES;
 use crate::stats::tail::TAIL_KEEP;
-use crate::stats::{self, FlashCounts, FreeBlocksSample, IntegrityReport, RunCost, RunReport, TailClass, TailKeeper, TailReport, WaitBreakdown};
+use crate::stats::{self, FlashCounts, FreeBlocksSample, IntegrityReport, RunCost, RunReport, TailClass, TailKeeper, TailReport, Throughput, WaitBreakdown};
 use crate::units::{Nanos, PlaneId};
 use std::collections::BTreeMap;
 
@@ -54,8 +54,12 @@ impl Simulation {
             extra.insert("gtr_extra_page_reads".into(), c.rebuild_extra_reads);
             extra.insert("max_gc_planes_per_group".into(), c.max_gc_planes_per_group);
         }
-        if let Some(m) = &self.mesh {
-            m.report(&mut extra);
+        match &self.mesh {
+            Some(m) => m.report(&mut extra),
+            None => {
+                extra.insert("bus_transfers".into(), c.bus_transfers);
+                extra.insert("bus_first_try_transfers".into(), c.bus_transfers - c.bus_waits);
+            }
         }
         self.gc_sched_report(&mut extra);
         self.write_start_report(&mut extra);
@@ -132,6 +136,14 @@ impl Simulation {
             writes: TailClass::build(&tail_writes, &writes, TAIL_KEEP),
         };
         let sim_time = self.now.0.saturating_sub(self.first_arrival.unwrap_or(Nanos::ZERO).0);
+        let start = self.first_arrival.unwrap_or(Nanos::ZERO).0;
+        let throughput = Throughput::new(
+            self.closed.as_ref().map_or_else(|| "open loop".to_string(), |q| q.config().describe()),
+            c.last_done.saturating_sub(start),
+            c.bytes,
+            [reads.count, writes.count],
+            self.closed.as_ref().map_or(0, |q| q.host_wait_ns),
+        );
         let mut workload_notes: BTreeMap<String, String> = notes.into_iter().collect();
         workload_notes.insert("requests_wrapped_into_capacity".into(), c.wrapped_requests.to_string());
         workload_notes.insert("arrivals_clamped_out_of_order".into(), c.clamped_arrivals.to_string());
@@ -144,6 +156,10 @@ impl Simulation {
             "seed": self.opts.seed,
             "oracle": self.opts.oracle,
             "precondition": &self.precond,
+            "host": match &self.opts.closed_loop {
+                Some(cl) => serde_json::json!({ "mode": "closed_loop", "queue_depth": cl.queue_depth, "queues": cl.queues, "timing": cl.timing }),
+                None => serde_json::json!({ "mode": "open_loop" }),
+            },
         });
         let mut config = config;
         if let Some(f) = failures {
@@ -163,6 +179,7 @@ impl Simulation {
             cdf_reads,
             cdf_writes,
             cdf_all,
+            throughput,
             flash,
             waits,
             tail,
