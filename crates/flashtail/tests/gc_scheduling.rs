@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use flashtail::config::overrides::apply_device;
-use flashtail::config::{QueueOrder, WriteStart};
+use flashtail::config::{GcHold, QueueOrder, WriteStart};
 use flashtail::{DeviceConfig, HostRequest, Nanos, Op};
 
 const XFER: u64 = 40_960;
@@ -123,6 +123,41 @@ fn reads_first_serves_a_read_between_a_victims_operations() {
     assert_eq!(reads_first.reads.max_ns, gc_start + mv - arrival + TR + XFER);
 }
 
+/// The victims of `reads_first_serves_a_read_between_a_victims_operations`; a read of
+/// plane 1 (same channel as plane 0) arriving 100 µs into the first move, during its
+/// transfer in. With the blocking GC holding its unit (default) the read senses and takes
+/// the channel when that transfer is done; with it holding the channel, the read waits
+/// until the first victim's erase is issued (after the move's program), charged to GC.
+#[test]
+fn blocking_gc_holding_the_channel_delays_a_read_of_another_plane_until_the_erase() {
+    let lpn = |k: u64| if k.is_multiple_of(32) { 4 * (8 + k / 32) } else { 4 * ((k - k / 32 - 1) % 8) };
+    let (mut reqs, last) = plane0_writes(lpn);
+    let gc_start = last + XFER + TPROG;
+    let arrival = gc_start + 100_000;
+    reqs.push(HostRequest::new(Nanos(arrival), 2 * 4096, 4096, Op::Read));
+    let mv = TR + 2 * XFER + TPROG;
+
+    let unit = run(&tiny(), "base", reqs.clone(), 1);
+    assert_eq!((unit.flash.erases, unit.flash.gc_pages_migrated), (2, 2));
+    assert_eq!(unit.reads.max_ns, TR + XFER, "the move's transfer in ends before the read has sensed");
+    assert_eq!(unit.waits.reads_waited_on_gc, 0);
+    assert!(!unit.flash.extra.contains_key("gc_channel_holds"));
+
+    let dev = apply_device(&tiny(), &["ftl.blocking_gc_holds=channel".into()]).unwrap();
+    let r = run(&dev, "base", reqs, 1);
+    assert_eq!((r.flash.erases, r.flash.gc_pages_migrated), (2, 2));
+    let erase_issued = gc_start + mv;
+    assert_eq!(r.reads.max_ns, erase_issued + XFER - arrival, "the read's data out waits for the whole victim's copy");
+    assert_eq!(r.waits.reads_waited_on_gc, 1);
+    assert_eq!(r.waits.wait_ns_by_cause["gc_copy"], erase_issued - (arrival + TR));
+    assert_eq!(extra(&r, "gc_channel_holds"), 2, "one hold per victim with a valid page");
+    assert_eq!(extra(&r, "gc_channel_held_ns"), 2 * mv);
+    assert_eq!(r.integrity.violations, 0);
+
+    let e = apply_device(&tiny(), &["ftl.blocking_gc_holds=chip".into()]).unwrap_err();
+    assert!(e.contains("ftl.blocking_gc_holds") && e.contains("unit") && e.contains("channel"), "{e}");
+}
+
 /// A write to plane 1 takes channel 0 at t = 0; a write to plane 0 comes at 10 µs (its
 /// transfer would wait until 40.96 µs) and a read of plane 0 at 20 µs.
 /// - `unit-free`: the second write holds plane 0 while it waits, then programs; the read
@@ -190,11 +225,13 @@ fn settings_are_overridable_and_validated_with_named_errors() {
 fn presets_take_their_references_choices() {
     let t = flashtail::config::presets::load("ttflash").unwrap();
     assert_eq!((t.ftl.gc_max_per_channel, t.ftl.gc_yields_to_user_io), (1, true));
+    assert_eq!(t.ftl.blocking_gc_holds, GcHold::Channel);
     assert_eq!((t.scheduler.order, t.scheduler.write_start), (QueueOrder::GcFirst, WriteStart::ChannelFree));
     let m = flashtail::config::presets::load("mqsim-ref").unwrap();
     assert_eq!((m.ftl.gc_max_per_channel, m.ftl.gc_yields_to_user_io), (0, false));
     assert_eq!((m.scheduler.order, m.scheduler.write_start), (QueueOrder::GcFirst, WriteStart::ChannelFree));
     let d = tiny();
     assert_eq!((d.ftl.gc_max_per_channel, d.ftl.gc_max_per_group, d.ftl.gc_yields_to_user_io), (0, 0, false));
+    assert_eq!((m.ftl.blocking_gc_holds, d.ftl.blocking_gc_holds), (GcHold::Unit, GcHold::Unit));
     assert_eq!((d.scheduler.order, d.scheduler.write_start), (QueueOrder::GcFirst, WriteStart::UnitFree));
 }

@@ -111,6 +111,10 @@ pub struct FtlConfig {
     /// the hard threshold GC starts regardless.
     #[serde(default)]
     pub gc_yields_to_user_io: bool,
+    /// What a blocking GC holds while it collects a victim: its unit (default) or its whole
+    /// channel, until the victim's erase is issued (docs/gc-scheduling.md).
+    #[serde(default)]
+    pub blocking_gc_holds: crate::config::GcHold,
 }
 
 /// What one GC trigger collects (`ftl.gc_victims_per_trigger`).

@@ -84,7 +84,7 @@ impl Simulation {
                     return;
                 }
                 let ch = self.units[u as usize].channel.idx();
-                if self.channels[ch].free_at(self.cur_key) {
+                if self.channels[ch].free_at(self.cur_key) && !self.held_from(ch, u) {
                     self.claim(u, t, i, ch);
                 } else {
                     self.wait_for_channel(u, t, ch);
@@ -148,6 +148,7 @@ impl Simulation {
         let seq = self.next_seq();
         self.channels[ch].waiters.push((class, seq, u));
         self.txns[t as usize].chan_wait_start = self.now;
+        self.gc_hold_mark(u, ch);
         self.units[u as usize].phase_end = Nanos::MAX;
         // The holder may be passing transfer ends without events: the next one must hand
         // the channel over, so it becomes an event.
@@ -214,14 +215,16 @@ impl Simulation {
         self.start_phase_at(u, t, next);
     }
 
-    /// Give free channel `ch` to its first waiter (lowest class, then earliest).
-    fn hand_over(&mut self, ch: usize) {
-        let Some(w) = self.channels[ch].pop_waiter() else { return };
+    /// Give free channel `ch` to its first waiter (lowest class, then earliest; while it is
+    /// held for GC, only to its holder: gc_hold.rs).
+    pub(super) fn hand_over(&mut self, ch: usize) {
+        let Some(w) = self.next_channel_user(ch) else { return };
         let wt = self.units[w as usize].running;
         let wtxn = &self.txns[wt as usize];
         assert!(wtxn.step(&self.costs).xfer, "a channel waiter is in a transfer phase");
         let phase = wtxn.phase;
-        self.channel_waited(wt);
+        let waited = self.channel_waited(wt);
+        self.gc_hold_charge(w, wt, ch, waited);
         self.claim(w, wt, phase, ch);
     }
 

@@ -58,6 +58,7 @@ impl Simulation {
             m.report(&mut extra);
         }
         self.gc_sched_report(&mut extra);
+        self.gc_hold_report(&mut extra);
         self.write_start_report(&mut extra);
         self.content_report(&mut extra);
         if let Some(d) = self.durable.as_ref().filter(|_| self.opts.power_loss_every > 0) {
