@@ -128,6 +128,7 @@ fn reads_first_serves_a_read_between_a_victims_operations() {
 /// transfer in. With the blocking GC holding its unit (default) the read senses and takes
 /// the channel when that transfer is done; with it holding the channel, the read waits
 /// until the first victim's erase is issued (after the move's program), charged to GC.
+/// `ttflash-pbl` (copyback) never holds the channel.
 #[test]
 fn blocking_gc_holding_the_channel_delays_a_read_of_another_plane_until_the_erase() {
     let lpn = |k: u64| if k.is_multiple_of(32) { 4 * (8 + k / 32) } else { 4 * ((k - k / 32 - 1) % 8) };
@@ -144,6 +145,7 @@ fn blocking_gc_holding_the_channel_delays_a_read_of_another_plane_until_the_eras
     assert!(!unit.flash.extra.contains_key("gc_channel_holds"));
 
     let dev = apply_device(&tiny(), &["ftl.blocking_gc_holds=channel".into()]).unwrap();
+    let reqs_pbl = reqs.clone();
     let r = run(&dev, "base", reqs, 1);
     assert_eq!((r.flash.erases, r.flash.gc_pages_migrated), (2, 2));
     let erase_issued = gc_start + mv;
@@ -153,6 +155,12 @@ fn blocking_gc_holding_the_channel_delays_a_read_of_another_plane_until_the_eras
     assert_eq!(extra(&r, "gc_channel_holds"), 2, "one hold per victim with a valid page");
     assert_eq!(extra(&r, "gc_channel_held_ns"), 2 * mv);
     assert_eq!(r.integrity.violations, 0);
+
+    // ttFlash's plane-blocking GC (intra-plane copyback) leaves the channel free.
+    let pbl = run(&dev, "ttflash-pbl", reqs_pbl, 1);
+    assert!(pbl.flash.erases >= 2);
+    assert_eq!(extra(&pbl, "gc_channel_holds"), 0);
+    assert_eq!(pbl.reads.max_ns, TR + XFER);
 
     let e = apply_device(&tiny(), &["ftl.blocking_gc_holds=chip".into()]).unwrap_err();
     assert!(e.contains("ftl.blocking_gc_holds") && e.contains("unit") && e.contains("channel"), "{e}");

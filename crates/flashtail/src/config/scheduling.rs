@@ -64,7 +64,8 @@ pub enum GcHold {
     /// Its whole channel, from the victim's first move until its erase is issued: other
     /// units' transfers wait for the channel meanwhile, charged to GC (the ttFlash
     /// artifact's blocking GC, which keeps the channel busy for all of a victim's
-    /// copybacks). Ignored on the Venice mesh.
+    /// copybacks). Ignored on the Venice mesh and by schemes that move pages by
+    /// intra-plane copyback (ttFlash's plane-blocking GC leaves the channel free).
     Channel,
 }
 

@@ -8,6 +8,11 @@
 //! overlaps their I/O. The part of a wait during which the channel was held is charged to
 //! GC (`gc_copy`), the rest to the channel.
 //!
+//! Schemes that move pages by intra-plane copyback (`ttflash-pbl` and the rest of the
+//! ttFlash family) never hold the channel: their plane-blocking GC is defined by leaving it
+//! free (the artifact's `pbl`, `gtr`, `rgc` step their GC page by page with the bus free
+//! between steps).
+//!
 //! Does not do: background (semi-preemptive) grants, content-aware GC steps, the Venice
 //! mesh; a write put off for a busy channel (`scheduler.write_start = "channel-free"`) is
 //! put off for a held one too, and that time stays channel wait.
@@ -75,9 +80,10 @@ impl Simulation {
     }
 
     /// `plane` issues a move of its victim under a grant of `mode`: a blocking grant makes
-    /// its unit hold the channel, unless another unit holds it already.
+    /// its unit hold the channel, unless another unit holds it already (not with copyback
+    /// schemes or on the mesh: module doc).
     pub(super) fn gc_hold_begin(&mut self, plane: PlaneId, mode: GcMode) {
-        if mode == GcMode::Background || self.mesh.is_some() {
+        if mode == GcMode::Background || self.scheme.copyback || self.mesh.is_some() {
             return;
         }
         let u = self.unit_of_plane[plane.idx()];

@@ -159,6 +159,10 @@ impl Simulation {
     /// Turn unit `h`'s next chained transfer end (if one is ahead) into a real event with
     /// the key it would have had, and drop the rest of its chain (module doc).
     pub(super) fn unchain(&mut self, h: u32, ch: usize) {
+        // No unit has taken the channel yet (it can be unavailable while free: held for GC).
+        if h == u32::MAX {
+            return;
+        }
         let Some(i) = self.next_chained(h) else { return };
         let unit = &self.units[h as usize];
         let (k, phase) = unit.chain[i];
