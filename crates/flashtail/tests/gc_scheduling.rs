@@ -97,6 +97,18 @@ fn gc_above_the_hard_threshold_yields_to_a_read_on_its_channel() {
     assert_eq!(extra(&r, "gc_victims_deferred_yield"), 0);
 }
 
+/// The load of the next two tests: each block of plane 0 gets one cold page and 31 hot ones,
+/// and `TRIGGER`'s GC collects blocks 0 and 1 (one valid page each); a read of `read_lpn`
+/// arrives 100 µs into the first move. Returns the load, GC's start and the read's arrival.
+fn two_victims_and_a_read(read_lpn: u64) -> (Vec<HostRequest>, u64, u64) {
+    let lpn = |k: u64| if k.is_multiple_of(32) { 4 * (8 + k / 32) } else { 4 * ((k - k / 32 - 1) % 8) };
+    let (mut reqs, last) = plane0_writes(lpn);
+    let gc_start = last + XFER + TPROG;
+    let arrival = gc_start + 100_000;
+    reqs.push(HostRequest::new(Nanos(arrival), read_lpn * 4096, 4096, Op::Read));
+    (reqs, gc_start, arrival)
+}
+
 /// Each block of plane 0 gets one cold page (kept valid) and 31 hot ones (8 LPNs, rewritten
 /// in the next block): `TRIGGER`'s GC collects blocks 0 and 1, one valid page each, one move
 /// (tR + out + in + tPROG) and one erase apiece. A read of plane 0 arriving 100 µs into
@@ -104,12 +116,8 @@ fn gc_above_the_hard_threshold_yields_to_a_read_on_its_channel() {
 /// one move under way with `reads-first`.
 #[test]
 fn reads_first_serves_a_read_between_a_victims_operations() {
-    let lpn = |k: u64| if k.is_multiple_of(32) { 4 * (8 + k / 32) } else { 4 * ((k - k / 32 - 1) % 8) };
-    let (mut reqs, last) = plane0_writes(lpn);
-    let gc_start = last + XFER + TPROG;
-    let arrival = gc_start + 100_000;
     // The cold page of block 5, which no GC moves.
-    reqs.push(HostRequest::new(Nanos(arrival), 4 * (8 + 5) * 4096, 4096, Op::Read));
+    let (reqs, gc_start, arrival) = two_victims_and_a_read(4 * (8 + 5));
     let mv = TR + 2 * XFER + TPROG;
 
     let gc_first = run(&tiny(), "base", reqs.clone(), 1);
@@ -131,11 +139,7 @@ fn reads_first_serves_a_read_between_a_victims_operations() {
 /// `ttflash-pbl` (copyback) never holds the channel.
 #[test]
 fn blocking_gc_holding_the_channel_delays_a_read_of_another_plane_until_the_erase() {
-    let lpn = |k: u64| if k.is_multiple_of(32) { 4 * (8 + k / 32) } else { 4 * ((k - k / 32 - 1) % 8) };
-    let (mut reqs, last) = plane0_writes(lpn);
-    let gc_start = last + XFER + TPROG;
-    let arrival = gc_start + 100_000;
-    reqs.push(HostRequest::new(Nanos(arrival), 2 * 4096, 4096, Op::Read));
+    let (reqs, gc_start, arrival) = two_victims_and_a_read(2);
     let mv = TR + 2 * XFER + TPROG;
 
     let unit = run(&tiny(), "base", reqs.clone(), 1);
