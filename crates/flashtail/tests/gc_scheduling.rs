@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use flashtail::config::overrides::apply_device;
-use flashtail::config::{QueueOrder, WriteStart};
+use flashtail::config::{GcHold, QueueOrder, WriteStart};
 use flashtail::{DeviceConfig, HostRequest, Nanos, Op};
 
 const XFER: u64 = 40_960;
@@ -97,6 +97,18 @@ fn gc_above_the_hard_threshold_yields_to_a_read_on_its_channel() {
     assert_eq!(extra(&r, "gc_victims_deferred_yield"), 0);
 }
 
+/// The load of the next two tests: each block of plane 0 gets one cold page and 31 hot ones,
+/// and `TRIGGER`'s GC collects blocks 0 and 1 (one valid page each); a read of `read_lpn`
+/// arrives 100 µs into the first move. Returns the load, GC's start and the read's arrival.
+fn two_victims_and_a_read(read_lpn: u64) -> (Vec<HostRequest>, u64, u64) {
+    let lpn = |k: u64| if k.is_multiple_of(32) { 4 * (8 + k / 32) } else { 4 * ((k - k / 32 - 1) % 8) };
+    let (mut reqs, last) = plane0_writes(lpn);
+    let gc_start = last + XFER + TPROG;
+    let arrival = gc_start + 100_000;
+    reqs.push(HostRequest::new(Nanos(arrival), read_lpn * 4096, 4096, Op::Read));
+    (reqs, gc_start, arrival)
+}
+
 /// Each block of plane 0 gets one cold page (kept valid) and 31 hot ones (8 LPNs, rewritten
 /// in the next block): `TRIGGER`'s GC collects blocks 0 and 1, one valid page each, one move
 /// (tR + out + in + tPROG) and one erase apiece. A read of plane 0 arriving 100 µs into
@@ -104,12 +116,8 @@ fn gc_above_the_hard_threshold_yields_to_a_read_on_its_channel() {
 /// one move under way with `reads-first`.
 #[test]
 fn reads_first_serves_a_read_between_a_victims_operations() {
-    let lpn = |k: u64| if k.is_multiple_of(32) { 4 * (8 + k / 32) } else { 4 * ((k - k / 32 - 1) % 8) };
-    let (mut reqs, last) = plane0_writes(lpn);
-    let gc_start = last + XFER + TPROG;
-    let arrival = gc_start + 100_000;
     // The cold page of block 5, which no GC moves.
-    reqs.push(HostRequest::new(Nanos(arrival), 4 * (8 + 5) * 4096, 4096, Op::Read));
+    let (reqs, gc_start, arrival) = two_victims_and_a_read(4 * (8 + 5));
     let mv = TR + 2 * XFER + TPROG;
 
     let gc_first = run(&tiny(), "base", reqs.clone(), 1);
@@ -121,6 +129,45 @@ fn reads_first_serves_a_read_between_a_victims_operations() {
     let reads_first = run(&dev, "base", reqs, 1);
     assert_eq!((reads_first.flash.erases, reads_first.flash.gc_pages_migrated), (2, 2));
     assert_eq!(reads_first.reads.max_ns, gc_start + mv - arrival + TR + XFER);
+}
+
+/// The victims of `reads_first_serves_a_read_between_a_victims_operations`; a read of
+/// plane 1 (same channel as plane 0) arriving 100 µs into the first move, during its
+/// transfer in. With the blocking GC holding its unit (default) the read senses and takes
+/// the channel when that transfer is done; with it holding the channel, the read waits
+/// until the first victim's erase is issued (after the move's program), charged to GC.
+/// `ttflash-pbl` (copyback) never holds the channel.
+#[test]
+fn blocking_gc_holding_the_channel_delays_a_read_of_another_plane_until_the_erase() {
+    let (reqs, gc_start, arrival) = two_victims_and_a_read(2);
+    let mv = TR + 2 * XFER + TPROG;
+
+    let unit = run(&tiny(), "base", reqs.clone(), 1);
+    assert_eq!((unit.flash.erases, unit.flash.gc_pages_migrated), (2, 2));
+    assert_eq!(unit.reads.max_ns, TR + XFER, "the move's transfer in ends before the read has sensed");
+    assert_eq!(unit.waits.reads_waited_on_gc, 0);
+    assert!(!unit.flash.extra.contains_key("gc_channel_holds"));
+
+    let dev = apply_device(&tiny(), &["ftl.blocking_gc_holds=channel".into()]).unwrap();
+    let reqs_pbl = reqs.clone();
+    let r = run(&dev, "base", reqs, 1);
+    assert_eq!((r.flash.erases, r.flash.gc_pages_migrated), (2, 2));
+    let erase_issued = gc_start + mv;
+    assert_eq!(r.reads.max_ns, erase_issued + XFER - arrival, "the read's data out waits for the whole victim's copy");
+    assert_eq!(r.waits.reads_waited_on_gc, 1);
+    assert_eq!(r.waits.wait_ns_by_cause["gc_copy"], erase_issued - (arrival + TR));
+    assert_eq!(extra(&r, "gc_channel_holds"), 2, "one hold per victim with a valid page");
+    assert_eq!(extra(&r, "gc_channel_held_ns"), 2 * mv);
+    assert_eq!(r.integrity.violations, 0);
+
+    // ttFlash's plane-blocking GC (intra-plane copyback) leaves the channel free.
+    let pbl = run(&dev, "ttflash-pbl", reqs_pbl, 1);
+    assert!(pbl.flash.erases >= 2);
+    assert_eq!(extra(&pbl, "gc_channel_holds"), 0);
+    assert_eq!(pbl.reads.max_ns, TR + XFER);
+
+    let e = apply_device(&tiny(), &["ftl.blocking_gc_holds=chip".into()]).unwrap_err();
+    assert!(e.contains("ftl.blocking_gc_holds") && e.contains("unit") && e.contains("channel"), "{e}");
 }
 
 /// A write to plane 1 takes channel 0 at t = 0; a write to plane 0 comes at 10 µs (its
@@ -190,11 +237,13 @@ fn settings_are_overridable_and_validated_with_named_errors() {
 fn presets_take_their_references_choices() {
     let t = flashtail::config::presets::load("ttflash").unwrap();
     assert_eq!((t.ftl.gc_max_per_channel, t.ftl.gc_yields_to_user_io), (1, true));
+    assert_eq!(t.ftl.blocking_gc_holds, GcHold::Channel);
     assert_eq!((t.scheduler.order, t.scheduler.write_start), (QueueOrder::GcFirst, WriteStart::ChannelFree));
     let m = flashtail::config::presets::load("mqsim-ref").unwrap();
     assert_eq!((m.ftl.gc_max_per_channel, m.ftl.gc_yields_to_user_io), (0, false));
     assert_eq!((m.scheduler.order, m.scheduler.write_start), (QueueOrder::GcFirst, WriteStart::ChannelFree));
     let d = tiny();
     assert_eq!((d.ftl.gc_max_per_channel, d.ftl.gc_max_per_group, d.ftl.gc_yields_to_user_io), (0, 0, false));
+    assert_eq!((m.ftl.blocking_gc_holds, d.ftl.blocking_gc_holds), (GcHold::Unit, GcHold::Unit));
     assert_eq!((d.scheduler.order, d.scheduler.write_start), (QueueOrder::GcFirst, WriteStart::UnitFree));
 }

@@ -111,6 +111,10 @@ pub struct FtlConfig {
     /// the hard threshold GC starts regardless.
     #[serde(default)]
     pub gc_yields_to_user_io: bool,
+    /// What a blocking GC holds while it collects a victim: its unit (default) or its whole
+    /// channel, until the victim's erase is issued (docs/gc-scheduling.md).
+    #[serde(default)]
+    pub blocking_gc_holds: crate::config::GcHold,
     /// Whether a die-wide execution unit (`unit = "die"`) runs queued operations of the same
     /// kind on its planes as one multi-plane command (docs/devices.md).
     #[serde(default)]

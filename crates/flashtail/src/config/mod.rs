@@ -10,4 +10,4 @@ pub mod overrides;
 pub mod presets;
 pub mod scheduling;
 pub use device::{Allocation, BufferConfig, DeviceConfig, FootprintFill, FtlConfig, MultiPlane, Precondition, RainParity, Spread, UnitOfExecution, UnwrittenReads, VictimsPerTrigger};
-pub use scheduling::{QueueOrder, SchedulerConfig, WriteStart};
+pub use scheduling::{GcHold, QueueOrder, SchedulerConfig, WriteStart};

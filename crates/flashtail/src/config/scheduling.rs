@@ -52,6 +52,23 @@ pub enum WriteStart {
     ChannelFree,
 }
 
+/// `ftl.blocking_gc_holds`: what a plane collecting a victim under a blocking grant
+/// (exclusive or urgent) holds besides its own unit.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcHold {
+    /// Only its unit: other units of the channel use the bus between the victim's transfers
+    /// (a controller that schedules the channel per transfer).
+    #[default]
+    Unit,
+    /// Its whole channel, from the victim's first move until its erase is issued: other
+    /// units' transfers wait for the channel meanwhile, charged to GC (the ttFlash
+    /// artifact's blocking GC, which keeps the channel busy for all of a victim's
+    /// copybacks). Ignored on the Venice mesh and by schemes that move pages by
+    /// intra-plane copyback (ttFlash's plane-blocking GC leaves the channel free).
+    Channel,
+}
+
 impl QueueOrder {
     pub fn name(self) -> &'static str {
         match self {

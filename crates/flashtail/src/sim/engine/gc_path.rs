@@ -115,6 +115,9 @@ impl Simulation {
                         self.oracle.prefetch(self.ftl.p2l[next.idx()]);
                     }
                 }
+                if self.gc_holds.is_some() {
+                    self.gc_hold_begin(plane, grant.mode);
+                }
                 let kind = if self.scheme.copyback { TxnKind::GcCopyback } else { TxnKind::GcCopy };
                 let v = self.oracle.page(src.0);
                 if self.flush.as_ref().is_some_and(|fb| fb.dirty.contains_key(&lpn)) {
@@ -134,6 +137,7 @@ impl Simulation {
             }
             Some(_) => {
                 g.grant = None;
+                self.gc_hold_end(plane, true);
                 None
             }
             None if grant.allow_erase => {
@@ -149,6 +153,7 @@ impl Simulation {
                 if self.gc_sched.is_some() {
                     self.victim_erase_issued();
                 }
+                self.gc_hold_end(plane, false);
                 if self.content.is_some() {
                     self.content_erasing(victim);
                 }
@@ -156,6 +161,7 @@ impl Simulation {
             }
             None => {
                 g.grant = None;
+                self.gc_hold_end(plane, true);
                 None
             }
         }

@@ -44,6 +44,7 @@ mod die_failure;
 mod dispatch;
 mod flush;
 mod gc_path;
+mod gc_hold;
 mod gc_sched;
 mod host_path;
 mod mesh_path;
@@ -271,6 +272,8 @@ pub struct Simulation {
     failures: Option<Box<die_failure::DieFailures>>,
     /// The device's GC-scheduling limits and yielding (`gc_sched`; off unless set).
     gc_sched: Option<Box<gc_sched::GcSched>>,
+    /// `ftl.blocking_gc_holds = "channel"`: channels held for GC (`gc_hold`; off by default).
+    gc_holds: Option<Box<gc_hold::ChannelHolds>>,
     /// `scheduler.write_start = "channel-free"`: units that put a write off (`write_start`).
     write_start: Option<Box<write_start::WriteStart>>,
     /// `scheduler.order = "reads-first"` (`dispatch`).
@@ -438,6 +441,7 @@ impl Simulation {
             down_until: 0,
             failures: None,
             gc_sched: gc_sched::GcSched::new(&dev),
+            gc_holds: gc_hold::ChannelHolds::new(&dev, geo.channels as usize, units_len),
             write_start: (dev.scheduler.write_start == crate::config::WriteStart::ChannelFree)
                 .then(|| Box::new(write_start::WriteStart::new(geo.channels as usize, units_len))),
             reads_first: dev.scheduler.order == crate::config::QueueOrder::ReadsFirst,

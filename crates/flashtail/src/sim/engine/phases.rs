@@ -84,7 +84,7 @@ impl Simulation {
                     return;
                 }
                 let ch = self.units[u as usize].channel.idx();
-                if self.channels[ch].free_at(self.cur_key) {
+                if self.channels[ch].free_at(self.cur_key) && !self.held_from(ch, u) {
                     self.claim(u, t, i, ch);
                 } else {
                     self.wait_for_channel(u, t, ch);
@@ -152,6 +152,7 @@ impl Simulation {
         let seq = self.next_seq();
         self.channels[ch].waiters.push((class, seq, u));
         self.txns[t as usize].chan_wait_start = self.now;
+        self.gc_hold_mark(u, ch);
         self.units[u as usize].phase_end = Nanos::MAX;
         // The holder may be passing transfer ends without events: the next one must hand
         // the channel over, so it becomes an event.
@@ -162,6 +163,10 @@ impl Simulation {
     /// Turn unit `h`'s next chained transfer end (if one is ahead) into a real event with
     /// the key it would have had, and drop the rest of its chain (module doc).
     pub(super) fn unchain(&mut self, h: u32, ch: usize) {
+        // No unit has taken the channel yet (it can be unavailable while free: held for GC).
+        if h == u32::MAX {
+            return;
+        }
         let Some(i) = self.next_chained(h) else { return };
         let unit = &self.units[h as usize];
         let (k, phase) = unit.chain[i];
@@ -222,9 +227,10 @@ impl Simulation {
         self.start_phase_at(u, t, next);
     }
 
-    /// Give free channel `ch` to its first waiter (lowest class, then earliest).
-    fn hand_over(&mut self, ch: usize) {
-        let Some(w) = self.channels[ch].pop_waiter() else { return };
+    /// Give free channel `ch` to its first waiter (lowest class, then earliest; while it is
+    /// held for GC, only to its holder: gc_hold.rs).
+    pub(super) fn hand_over(&mut self, ch: usize) {
+        let Some(w) = self.next_channel_user(ch) else { return };
         let wt = self.units[w as usize].running;
         let wtxn = &self.txns[wt as usize];
         assert!(wtxn.step(&self.costs).xfer, "a channel waiter is in a transfer phase");
@@ -233,6 +239,7 @@ impl Simulation {
         if self.units[w as usize].companions_len > 0 {
             self.companions_channel_waited(w, waited);
         }
+        self.gc_hold_charge(w, wt, ch, waited);
         self.claim(w, wt, phase, ch);
     }
 

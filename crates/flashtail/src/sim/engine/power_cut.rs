@@ -352,6 +352,9 @@ impl Simulation {
             u.power_cut(now);
         }
         self.channels.fill(Channel::default());
+        if let Some(h) = self.gc_holds.as_deref_mut() {
+            h.power_cut(now);
+        }
         self.heap = EventQueue::default();
         self.timer_tokens.clear();
         self.cmds.clear();

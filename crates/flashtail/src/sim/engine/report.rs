@@ -62,6 +62,7 @@ impl Simulation {
             }
         }
         self.gc_sched_report(&mut extra);
+        self.gc_hold_report(&mut extra);
         self.write_start_report(&mut extra);
         self.content_report(&mut extra);
         self.multi_plane_report(&mut extra);

@@ -41,11 +41,14 @@ impl Simulation {
         if self.mesh.is_some() {
             return false;
         }
-        let Some(ws) = self.write_start.as_deref_mut() else { return false };
-        let ch = self.units[u as usize].channel.idx();
-        if self.channels[ch].free_at(self.cur_key) {
+        if self.write_start.is_none() {
             return false;
         }
+        let ch = self.units[u as usize].channel.idx();
+        if self.channels[ch].free_at(self.cur_key) && !self.held_from(ch, u) {
+            return false;
+        }
+        let ws = self.write_start.as_deref_mut().expect("present");
         ws.deferred += 1;
         if !ws.listed[u as usize] {
             ws.listed[u as usize] = true;
