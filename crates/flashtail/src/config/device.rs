@@ -23,6 +23,9 @@ pub struct DeviceConfig {
     /// The Venice mesh's parameters (schemes on the shared bus ignore them).
     #[serde(default)]
     pub interconnect: crate::interconnect::InterconnectConfig,
+    /// ttFlash's GC-tolerant read and rotation rules (the RAIN schemes only).
+    #[serde(default)]
+    pub ttflash: super::ttflash::TtflashConfig,
 }
 
 /// Which resource runs one flash array operation at a time.
@@ -294,6 +297,7 @@ impl DeviceConfig {
     pub fn validate(&self) -> Result<(), String> {
         self.geometry.validate()?;
         self.timing.validate(self.geometry.bits_per_cell)?;
+        self.ttflash.validate()?;
         let f = &self.ftl;
         if !(0.01..0.9).contains(&f.over_provisioning) {
             return Err(format!("ftl.over_provisioning must be in [0.01, 0.9), got {}", f.over_provisioning));

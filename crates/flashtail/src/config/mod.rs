@@ -8,4 +8,6 @@ pub mod device;
 pub mod memory;
 pub mod overrides;
 pub mod presets;
+pub mod ttflash;
+pub use ttflash::{RotationRule, SeveralGc, TtflashConfig};
 pub use device::{Allocation, BufferConfig, DeviceConfig, FootprintFill, FtlConfig, Precondition, RainParity, Spread, UnitOfExecution, UnwrittenReads, VictimsPerTrigger};

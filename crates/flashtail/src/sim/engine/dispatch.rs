@@ -115,8 +115,10 @@ impl Simulation {
         }
         let (first, n) = (unit.first_plane, unit.num_planes);
         for p in first..first + n {
-            if self.gc[p as usize].foreground() {
+            if self.gc[p as usize].foreground() && self.gtr_lets_gc_start(PlaneId(p)) {
                 if let Some(t) = self.next_gc_txn(PlaneId(p)) {
+                    // ttFlash: reads about to be overtaken may be rebuilt instead (gtr.rs).
+                    self.gtr_before_gc_op(PlaneId(p));
                     return Some(t);
                 }
             }
@@ -169,6 +171,11 @@ impl Simulation {
                     self.free_txns.push(t);
                     self.add_wait_from_snap(u, t);
                     self.serve_from_ram(req, lpn, v, "flush-buffer read");
+                    if parent != NONE {
+                        // A request's read shared by a rebuild (`gtr`): the XOR's input is
+                        // the flash copy, which the rebuild takes as read.
+                        self.rebuild_part_done(parent);
+                    }
                     return;
                 }
             }
@@ -183,7 +190,8 @@ impl Simulation {
                 if !self.ftl.blocks.is_programmed(&self.ftl.geo, Ppn(cur)) {
                     self.free_txns.push(t);
                     self.add_wait_from_snap(u, t);
-                    self.dram_hit(req, lpn, cur);
+                    // A member read (internal) completes only its rebuild.
+                    self.dram_hit(if internal { NO_REQ } else { req }, lpn, cur);
                     if parent != NONE {
                         self.rebuild_part_done(parent);
                     }
@@ -223,7 +231,7 @@ impl Simulation {
     }
 
     /// Attribute a user transaction's queueing time to what its unit was busy with.
-    fn add_wait_from_snap(&mut self, u: u32, t: u32) {
+    pub(super) fn add_wait_from_snap(&mut self, u: u32, t: u32) {
         let req = self.txns[t as usize].req;
         if req == NO_REQ {
             return;

@@ -29,6 +29,8 @@ impl Simulation {
                     self.ftl.blocks.state[v.idx()] = BlockState::Victim;
                     g.victim = Some(v);
                     g.cursor = 0;
+                    g.monitor.gc_started = self.now;
+                    g.monitor.freed_pages = self.ftl.geo.pages_per_block - self.ftl.blocks.valid[v.idx()];
                     self.c.gc_runs += 1;
                     prefetch_victim(&self.ftl, &self.oracle, v);
                 }
