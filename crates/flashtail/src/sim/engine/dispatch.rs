@@ -220,6 +220,12 @@ impl Simulation {
         if req != NO_REQ {
             self.add_wait_from_snap(u, t);
         }
+        if kind == TxnKind::Read {
+            let parent = self.txns[t as usize].parent;
+            if parent != NONE && !self.rebuilds[parent as usize].joins.is_empty() {
+                self.charge_joiners(parent, u);
+            }
+        }
         // Only content-aware schemes flag transactions background: others skip the look.
         let cause = if self.content.is_some() { Cause::of_txn(&self.txns[t as usize]) } else { Cause::of(kind) };
         self.units[u as usize].occupy(t, cause, self.now);

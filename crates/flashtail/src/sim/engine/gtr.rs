@@ -52,6 +52,8 @@ pub(super) struct GtrState {
     pub joined: u64,
     /// Reads rebuilt when a GC operation was about to start ahead of them.
     pub at_gc_start: u64,
+    /// Rebuilds made while another plane of the stripe collected (`gtr_several_gc`).
+    pub beside_gc: u64,
 }
 
 impl GtrState {
@@ -65,7 +67,8 @@ impl GtrState {
 /// What the rule says for one read.
 enum Decision {
     Refuse,
-    Rebuild(u32),
+    /// Rebuild from stripe `s`; `beside`: another plane of the stripe collects.
+    Rebuild { s: u32, beside: bool },
     /// Join rebuild `rb`, in flight for the same page and stripe state.
     Join(u32),
 }
@@ -149,15 +152,18 @@ impl Simulation {
         }
         match d {
             Decision::Join(rb) => self.join_rebuild(rb, slot, lpn),
-            Decision::Rebuild(s) => {
-                let rb = self.rebuild(slot, lpn, s, RebuildFor::GcTolerant);
-                if self.dev.ttflash.gtr_share_reads {
-                    if let Some(rb) = rb {
-                        self.gtr.by_stripe.insert(s, rb);
-                    }
-                }
-            }
+            Decision::Rebuild { s, beside } => self.start_rebuild(slot, lpn, s, beside),
             Decision::Refuse => unreachable!(),
+        }
+    }
+
+    fn start_rebuild(&mut self, slot: u32, lpn: u32, s: u32, beside: bool) {
+        if beside {
+            self.gtr.beside_gc += 1;
+        }
+        let rb = self.rebuild(slot, lpn, s, RebuildFor::GcTolerant);
+        if let Some(rb) = rb.filter(|_| self.dev.ttflash.gtr_share_reads) {
+            self.gtr.by_stripe.insert(s, rb);
         }
     }
 
@@ -172,12 +178,9 @@ impl Simulation {
                 self.join_rebuild(rb, slot, lpn);
                 true
             }
-            Decision::Rebuild(s) => {
+            Decision::Rebuild { s, beside } => {
                 self.c.rebuilt_reads += 1;
-                let rb = self.rebuild(slot, lpn, s, RebuildFor::GcTolerant);
-                if let Some(rb) = rb.filter(|_| self.dev.ttflash.gtr_share_reads) {
-                    self.gtr.by_stripe.insert(s, rb);
-                }
+                self.start_rebuild(slot, lpn, s, beside);
                 true
             }
         }
@@ -198,6 +201,7 @@ impl Simulation {
         let t = &self.dev.timing;
         let per_read = t.read(0) + t.transfer(self.page_bytes);
         let mut extra = Nanos::ZERO;
+        let mut beside = false;
         for m in rain.other_members(lpn) {
             let mp = self.ftl.l2p[m as usize];
             if mp == NONE || self.pending_in_dram(mp) {
@@ -216,6 +220,7 @@ impl Simulation {
                 if self.dev.ttflash.gtr_several_gc == SeveralGc::Refuse || other >= left {
                     return Decision::Refuse;
                 }
+                beside = true;
                 other + queued
             } else {
                 let end = self.unit_phase_end(ui);
@@ -241,7 +246,7 @@ impl Simulation {
             self.c.rebuilds_parity_behind += 1;
             return Decision::Refuse;
         }
-        Decision::Rebuild(s)
+        Decision::Rebuild { s, beside }
     }
 
     /// Request `slot`'s read of `lpn` waits for rebuild `rb` too.
@@ -251,6 +256,38 @@ impl Simulation {
         self.oracle.check(lpn, own_v, "rebuilt read", self.now.0);
         self.rebuilds[rb as usize].more.push(slot);
         self.gtr.joined += 1;
+        // Its wait from now on is that of the member reads still queued (charged when each
+        // begins, `charge_joiners`).
+        let Some(rain) = self.rain.as_ref() else { return };
+        let now = self.now;
+        for m in rain.other_members(lpn) {
+            let mp = self.ftl.l2p[m as usize];
+            if mp == NONE {
+                continue;
+            }
+            let u = self.unit_of_plane[self.ftl.blocks.plane_of(Ppn(mp)).idx()];
+            let unit = &self.units[u as usize];
+            if unit.reads.iter().any(|&t| self.txns[t as usize].parent == rb) {
+                let snap = unit.cum(now);
+                self.rebuilds[rb as usize].joins.push((slot, u, snap));
+            }
+        }
+    }
+
+    /// A member read of rebuild `rb` begins on unit `u`: requests that joined the rebuild
+    /// while it queued there waited for it too.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn charge_joiners(&mut self, rb: u32, u: u32) {
+        let mut joins = std::mem::take(&mut self.rebuilds[rb as usize].joins);
+        joins.retain(|&(slot, ju, snap)| {
+            if ju != u {
+                return true;
+            }
+            self.charge_unit_busy(slot, u, snap);
+            false
+        });
+        self.rebuilds[rb as usize].joins = joins;
     }
 
     /// A rebuild of stripe `s` ended: later reads start their own.

@@ -21,6 +21,9 @@ pub(super) struct Rebuild {
     pub req: u32,
     /// Further requests waiting for the same rebuilt page (`gtr`: one rebuild per stripe).
     pub more: Vec<u32>,
+    /// For each of them, per unit holding a member read still queued when it joined: the
+    /// unit's busy time by cause then (charged to it when the member read begins).
+    pub joins: Vec<(u32, u32, [u64; crate::scheduler::unit::CAUSES])>,
     /// The stripe rebuilt from.
     pub stripe: u32,
     pub pending: u32,
@@ -150,7 +153,7 @@ impl Simulation {
     /// waits for member reads (`None`: none was needed, it is already done).
     pub(super) fn rebuild(&mut self, slot: u32, id: u32, s: u32, why: RebuildFor) -> Option<u32> {
         let rain = self.rain.clone().expect("rebuilds need RAIN");
-        let rb = Rebuild { req: slot, more: Vec::new(), stripe: s, pending: 1, lpn: id, broken: false, why, epoch: self.stripe_epoch[s as usize] };
+        let rb = Rebuild { req: slot, more: Vec::new(), joins: Vec::new(), stripe: s, pending: 1, lpn: id, broken: false, why, epoch: self.stripe_epoch[s as usize] };
         let rb = if let Some(i) = self.free_rebuilds.pop() {
             self.rebuilds[i as usize] = rb;
             i
@@ -241,6 +244,7 @@ impl Simulation {
         if rb.pending == 0 {
             let (req, lpn, broken, why, stripe) = (rb.req, rb.lpn, rb.broken, rb.why, rb.stripe);
             let more = std::mem::take(&mut rb.more);
+            rb.joins.clear();
             self.free_rebuilds.push(id);
             if why == RebuildFor::GcTolerant {
                 self.gtr_rebuild_ended(stripe, id);
