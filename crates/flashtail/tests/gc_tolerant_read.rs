@@ -9,7 +9,7 @@
 //! (e) DTRS at the GC-bound aging: `ttflash-gtr` beats `ttflash-pbl` at read p99.
 mod common;
 use common::*;
-use flashtail::config::{presets, Precondition, SeveralGc};
+use flashtail::config::SeveralGc;
 use flashtail::{DeviceConfig, HostRequest, Nanos, Op, RunReport};
 
 const MS: u64 = 1_000_000;
@@ -19,18 +19,7 @@ const PAGE: u64 = 4096;
 /// GC lasts long enough to land reads in. RAIN: stripe s holds 7 data pages (ids 7s..7s+6)
 /// and its parity on channel s mod 8.
 fn dev8() -> DeviceConfig {
-    let mut d = presets::load("tiny").unwrap();
-    d.geometry.channels = 8;
-    d.geometry.chips_per_channel = 1;
-    d.geometry.blocks_per_plane = 16;
-    d.geometry.pages_per_block = 4;
-    d.ftl.over_provisioning = 0.5;
-    d.ftl.gc_soft_threshold = 0.30;
-    d.ftl.gc_hard_threshold = 0.10;
-    d.timing.erase_ns = 50_000_000;
-    d.timing.xor_ns = 10_000;
-    d.precondition = Precondition::None;
-    d
+    rain_dev(8)
 }
 
 /// The data page of stripe `s` on channel `c` (not the stripe's parity channel).

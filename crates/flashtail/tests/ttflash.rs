@@ -7,18 +7,7 @@ use flashtail::{DeviceConfig, HostRequest, Nanos, Op};
 
 /// 4 channels x 1 plane, 16 blocks x 4 pages; a 50 ms erase so a GC is easy to land in.
 fn rain_dev() -> DeviceConfig {
-    let mut d = presets::load("tiny").unwrap();
-    d.geometry.channels = 4;
-    d.geometry.chips_per_channel = 1;
-    d.geometry.blocks_per_plane = 16;
-    d.geometry.pages_per_block = 4;
-    d.ftl.over_provisioning = 0.5;
-    d.ftl.gc_soft_threshold = 0.30; // GC when free < 5 blocks
-    d.ftl.gc_hard_threshold = 0.10;
-    d.timing.erase_ns = 50_000_000;
-    d.timing.xor_ns = 10_000;
-    d.precondition = Precondition::None;
-    d
+    common::rain_dev(4)
 }
 
 /// LPNs whose data lives on channel 1 (RAIN, N = 4): stripes with parity on 0, 2, 3.

@@ -94,6 +94,12 @@ pub struct GcMonitor {
     pub freed_pages: u32,
 }
 
+impl Default for GcMonitor {
+    fn default() -> GcMonitor {
+        GcMonitor::new()
+    }
+}
+
 impl GcMonitor {
     pub const fn new() -> GcMonitor {
         GcMonitor { last_write: Nanos::ZERO, write_interval: Nanos::MAX, gc_started: Nanos::ZERO, gc_duration: Nanos::ZERO, freed_pages: 0 }
