@@ -131,11 +131,16 @@ impl Simulation {
     /// Rebuild the read at `pos` of unit `u`'s read queue if the rule allows.
     fn gtr_try(&mut self, u: u32, pos: usize, at_gc_start: bool) {
         let t = self.units[u as usize].reads[pos];
-        let (slot, lpn, plane, parent) = {
+        let (slot, lpn, plane, parent, ppn) = {
             let x = &self.txns[t as usize];
-            (x.req, x.lpn, x.plane, x.parent)
+            (x.req, x.lpn, x.plane, x.parent, x.ppn)
         };
         if parent != NONE || !self.gc[plane.idx()].active() {
+            return;
+        }
+        // A newer write since the read was queued (in the flush buffer, or mapped elsewhere):
+        // the read resolves it when it begins (`dispatch::begin`), from RAM or its new page.
+        if self.ftl.l2p[lpn as usize] != ppn || self.buffered_version(lpn).is_some() {
             return;
         }
         let d = self.decide(lpn, plane);
