@@ -27,6 +27,9 @@ pub struct DeviceConfig {
     /// host write (`config::scheduling`, docs/gc-scheduling.md).
     #[serde(default)]
     pub scheduler: super::scheduling::SchedulerConfig,
+    /// ttFlash's GC-tolerant read and rotation rules (the RAIN schemes only).
+    #[serde(default)]
+    pub ttflash: super::ttflash::TtflashConfig,
 }
 
 /// Which resource runs one flash array operation at a time.
@@ -349,6 +352,7 @@ impl DeviceConfig {
     pub fn validate(&self) -> Result<(), String> {
         self.geometry.validate()?;
         self.timing.validate(self.geometry.bits_per_cell)?;
+        self.ttflash.validate()?;
         let f = &self.ftl;
         if !(0.01..0.9).contains(&f.over_provisioning) {
             return Err(format!("ftl.over_provisioning must be in [0.01, 0.9), got {}", f.over_provisioning));

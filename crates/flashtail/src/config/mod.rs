@@ -9,5 +9,7 @@ pub mod memory;
 pub mod overrides;
 pub mod presets;
 pub mod scheduling;
+pub mod ttflash;
 pub use device::{Allocation, BufferConfig, DeviceConfig, FootprintFill, FtlConfig, MultiPlane, Precondition, RainParity, Spread, UnitOfExecution, UnwrittenReads, VictimsPerTrigger};
 pub use scheduling::{GcHold, QueueOrder, SchedulerConfig, WriteStart};
+pub use ttflash::{RotationRule, SeveralGc, TtflashConfig};

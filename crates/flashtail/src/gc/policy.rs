@@ -74,11 +74,47 @@ pub struct PlaneGc {
     /// superseding its pages (no power-loss protection): the erase is issued under it when
     /// they finish, even if the policy ended the grant meanwhile.
     pub erase_waits: Option<Grant>,
+    /// What ttFlash's dynamic rotation weighs (`gc/rotating.rs`), kept by the engine.
+    pub monitor: GcMonitor,
+}
+
+/// Per plane: the write rate and the GC efficiency the ttFlash artifact's dynamic rotation
+/// rule compares (its `gc_monitor`, per chip). Volatile: a power cut resets it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct GcMonitor {
+    /// When the plane last took a page write (host data or parity); 0 before any.
+    pub last_write: Nanos,
+    /// Time between its last two page writes (the first: since t = 0); `Nanos::MAX` before any.
+    pub write_interval: Nanos,
+    /// When its current (or last) victim was chosen.
+    pub gc_started: Nanos,
+    /// How long its last finished GC took, victim choice to erase end; 0 before any.
+    pub gc_duration: Nanos,
+    /// Pages its current (or last) victim frees: pages per block less the valid ones moved.
+    pub freed_pages: u32,
+}
+
+impl Default for GcMonitor {
+    fn default() -> GcMonitor {
+        GcMonitor::new()
+    }
+}
+
+impl GcMonitor {
+    pub const fn new() -> GcMonitor {
+        GcMonitor { last_write: Nanos::ZERO, write_interval: Nanos::MAX, gc_started: Nanos::ZERO, gc_duration: Nanos::ZERO, freed_pages: 0 }
+    }
+    /// A page write was placed on the plane at `now`.
+    #[inline]
+    pub fn wrote(&mut self, now: Nanos) {
+        self.write_interval = now.saturating_sub(self.last_write);
+        self.last_write = now;
+    }
 }
 
 impl PlaneGc {
     pub fn idle() -> PlaneGc {
-        PlaneGc { victim: None, cursor: 0, grant: None, in_flight: false, erasing: false, erase_waits: None }
+        PlaneGc { victim: None, cursor: 0, grant: None, in_flight: false, erasing: false, erase_waits: None, monitor: GcMonitor::new() }
     }
     /// True while this plane has GC work granted or running.
     pub fn active(&self) -> bool {

@@ -42,7 +42,7 @@ pub fn scheme_names() -> Vec<(&'static str, &'static str)> {
         ("preemptive", "semi-preemptive GC (Lee et al. ISPASS'11): steps yield to user I/O; urgent below the hard threshold"),
         ("ttflash-pbl", "ttFlash +plane-blocking GC: base with intra-plane copyback (the channel stays free)"),
         ("ttflash-gtr", "ttFlash +GC-tolerant read: pbl + RAIN parity; reads on a GC'ing plane are rebuilt from their stripe"),
-        ("ttflash-rgc", "ttFlash +rotating GC: gtr + at most one GC'ing plane per plane group (dynamic when urgent)"),
+        ("ttflash-rgc", "ttFlash +rotating GC: gtr + at most one GC'ing plane per plane group (dropped under the device's ttflash.rotation rule)"),
         ("ttflash", "ttFlash (FAST'17): rgc + GC-tolerant flush (capacitor-backed stripe buffer, 64 MiB unless buffer.capacity_pages)"),
         ("wla-gc", "WLA-GC (de Campos et al.): base with the word-line-aware victim (fewest t_read + t_program of the valid pages' levels)"),
         ("venice", "Venice (ISCA'23): base GC with the channels replaced by a mesh of routers, path reservation and adaptive routing"),

@@ -52,6 +52,24 @@ pub fn tiny() -> DeviceConfig {
     presets::load("tiny").unwrap()
 }
 
+/// A RAIN test device: `channels` x 1 plane, 16 blocks x 4 pages, GC below 5 free blocks
+/// (hard threshold 10 %), a 50 ms erase so a GC is easy to land reads in, a 10 us XOR, no
+/// preconditioning.
+pub fn rain_dev(channels: u32) -> DeviceConfig {
+    let mut d = tiny();
+    d.geometry.channels = channels;
+    d.geometry.chips_per_channel = 1;
+    d.geometry.blocks_per_plane = 16;
+    d.geometry.pages_per_block = 4;
+    d.ftl.over_provisioning = 0.5;
+    d.ftl.gc_soft_threshold = 0.30;
+    d.ftl.gc_hard_threshold = 0.10;
+    d.timing.erase_ns = 50_000_000;
+    d.timing.xor_ns = 10_000;
+    d.precondition = Precondition::None;
+    d
+}
+
 /// A report's `flash.extra[k]` (the scheme's own counters); panics naming the scheme when
 /// the report has no such key.
 pub fn extra(r: &RunReport, k: &str) -> u64 {

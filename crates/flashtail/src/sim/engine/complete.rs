@@ -79,15 +79,19 @@ impl Simulation {
             }
         };
         // A re-protection write ends its job (`die_failure`); read now: the slot is reused below.
-        let reprotected = self.failures.is_some() && txn.kind == TxnKind::Write && self.txns[t as usize].internal;
+        let internal = self.txns[t as usize].internal;
+        let reprotected = self.failures.is_some() && txn.kind == TxnKind::Write && internal;
         self.free_txns.push(t);
         let geo = &self.ftl.geo;
         match txn.kind {
             TxnKind::Read => {
                 self.c.host_pages_read += 1;
+                // A rebuild's member read (internal, carrying its request for the waits), or
+                // a request's own read that a rebuild shares (`gtr`), or both.
                 if txn.parent != NONE {
                     self.rebuild_part_done(txn.parent);
-                } else if txn.req != NO_REQ {
+                }
+                if txn.req != NO_REQ && !internal {
                     self.page_done(txn.req);
                 }
             }
@@ -153,6 +157,7 @@ impl Simulation {
                 g.grant = None;
                 g.in_flight = false;
                 g.erasing = false;
+                g.monitor.gc_duration = self.now.saturating_sub(g.monitor.gc_started);
                 self.victim_done(txn.plane);
                 self.free_changed(txn.plane);
                 self.gc_woken = false;

@@ -311,7 +311,9 @@ impl Simulation {
                     // A member read of a rebuild: that rebuild cannot be trusted, and is done again.
                     self.rebuilds[x.parent as usize].broken = true;
                     self.rebuild_part_done(x.parent);
-                } else if !x.internal && x.req != NO_REQ {
+                }
+                // A request's own read (possibly shared by a rebuild, `gtr`) is read again.
+                if !x.internal && x.req != NO_REQ {
                     self.reread(x.req, x.lpn);
                 }
             }

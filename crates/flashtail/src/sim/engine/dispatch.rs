@@ -126,8 +126,10 @@ impl Simulation {
             }
         }
         for p in first..first + n {
-            if self.gc[p as usize].foreground() {
+            if self.gc[p as usize].foreground() && self.gtr_lets_gc_start(PlaneId(p)) {
                 if let Some(t) = self.next_gc_txn(PlaneId(p)) {
+                    // ttFlash: reads about to be overtaken may be rebuilt instead (gtr.rs).
+                    self.gtr_before_gc_op(PlaneId(p));
                     return Some(t);
                 }
             }
@@ -184,6 +186,11 @@ impl Simulation {
                     self.free_txns.push(t);
                     self.add_wait_from_snap(u, t);
                     self.serve_from_ram(req, lpn, v, "flush-buffer read");
+                    if parent != NONE {
+                        // A request's read shared by a rebuild (`gtr`): the XOR's input is
+                        // the flash copy, which the rebuild takes as read.
+                        self.rebuild_part_done(parent);
+                    }
                     return;
                 }
             }
@@ -198,7 +205,8 @@ impl Simulation {
                 if !self.ftl.blocks.is_programmed(&self.ftl.geo, Ppn(cur)) {
                     self.free_txns.push(t);
                     self.add_wait_from_snap(u, t);
-                    self.dram_hit(req, lpn, cur);
+                    // A member read (internal) completes only its rebuild.
+                    self.dram_hit(if internal { NO_REQ } else { req }, lpn, cur);
                     if parent != NONE {
                         self.rebuild_part_done(parent);
                     }
@@ -230,6 +238,12 @@ impl Simulation {
                 self.charge_put_off(u, t);
             }
         }
+        if kind == TxnKind::Read {
+            let parent = self.txns[t as usize].parent;
+            if parent != NONE && !self.rebuilds[parent as usize].joins.is_empty() {
+                self.charge_joiners(parent, u);
+            }
+        }
         // Only content-aware schemes flag transactions background: others skip the look.
         let cause = if self.content.is_some() { Cause::of_txn(&self.txns[t as usize]) } else { Cause::of(kind) };
         self.units[u as usize].occupy(t, cause, self.now);
@@ -244,7 +258,7 @@ impl Simulation {
     }
 
     /// Attribute a user transaction's queueing time to what its unit was busy with.
-    fn add_wait_from_snap(&mut self, u: u32, t: u32) {
+    pub(super) fn add_wait_from_snap(&mut self, u: u32, t: u32) {
         let req = self.txns[t as usize].req;
         if req == NO_REQ {
             return;

@@ -55,6 +55,9 @@ impl Simulation {
         let g = &mut self.gc[plane.idx()];
         g.victim = Some(v);
         g.cursor = 0;
+        // What the artifact's dynamic rotation rule weighs (`gc/rotating.rs`).
+        g.monitor.gc_started = self.now;
+        g.monitor.freed_pages = self.ftl.geo.pages_per_block - self.ftl.blocks.valid[v.idx()];
         self.c.gc_runs += 1;
         prefetch_victim(&self.ftl, &self.oracle, v);
     }

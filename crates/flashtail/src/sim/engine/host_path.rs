@@ -77,6 +77,10 @@ impl Simulation {
                     self.reqs.get(slot).pending += 1;
                     self.submit_read(slot, wrap_page(page, lp));
                 }
+                if !self.gtr.candidates.is_empty() {
+                    // Pages on collecting planes: rebuild them from their stripes? (gtr.rs)
+                    self.gtr_review();
+                }
             }
             Op::Write => {
                 // The page list of a write: a reused buffer unless a buffer path keeps it.

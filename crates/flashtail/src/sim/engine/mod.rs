@@ -46,6 +46,7 @@ mod flush;
 mod gc_path;
 mod gc_hold;
 mod gc_sched;
+mod gtr;
 mod host_path;
 mod mesh_path;
 mod multi_plane;
@@ -230,6 +231,8 @@ pub struct Simulation {
     stripe_waiting: Vec<u32>,
     rebuilds: Vec<Rebuild>,
     free_rebuilds: Vec<u32>,
+    /// ttFlash's GC-tolerant read: candidates, rebuilds per stripe, counters (`gtr`).
+    gtr: gtr::GtrState,
     /// ttFlash's capacitor-backed stripe buffer (GC-tolerant flush).
     flush: Option<flush::StripeBuffer>,
     /// Pages programmed in the block table after preconditioning (for conservation).
@@ -424,6 +427,7 @@ impl Simulation {
             parity_epoch,
             rebuilds: Vec::new(),
             free_rebuilds: Vec::new(),
+            gtr: gtr::GtrState::default(),
             flush,
             programmed_at_start: 0,
             fatal: None,

@@ -369,6 +369,7 @@ impl Simulation {
         self.buffer_wait.clear();
         self.rebuilds.clear();
         self.free_rebuilds.clear();
+        self.gtr.power_cut();
         self.gc_woken = false;
         self.flush_power_cut();
         if let Some(m) = &mut self.mesh {

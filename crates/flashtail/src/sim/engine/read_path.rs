@@ -1,12 +1,10 @@
-//! The read path: mapping lookup, reads served from controller memory, and ttFlash's
-//! GC-tolerant read (FAST'17 §4.2).
+//! The read path: mapping lookup, reads served from controller memory, and the rebuild of a
+//! page from its RAIN stripe (ttFlash's GC-tolerant read, whose decisions are in gtr.rs;
+//! reads of failed planes, die_failure.rs; re-protection, reprotect.rs).
 //!
-//! GC-tolerant read: a read whose plane is busy with GC is rebuilt from the other N−1 pages
-//! of its RAIN stripe (data + parity) and an XOR, when the estimated time of those extra
-//! reads is below the GC time left on the plane (T_extra < T_GC). One parity rebuilds one
-//! page: if another plane of the stripe's group is also GC'ing, the read waits. So does a read
-//! whose stripe's parity is behind its data (its parity write waits for free space). The extra
-//! reads are real flash reads that load the other channels; the oracle checks each of them,
+//! A rebuild reads the other N−1 members of the stripe (data + parity) and XORs them. The
+//! member reads are real flash reads that load the other channels; those of a GC-tolerant
+//! read carry its request (their waits are the request's). The oracle checks each of them,
 //! and checks that the parity page covers every accepted write of the stripe.
 
 use super::Simulation;
@@ -21,6 +19,13 @@ use crate::units::{Nanos, PlaneId, Ppn};
 #[derive(Clone, Debug)]
 pub(super) struct Rebuild {
     pub req: u32,
+    /// Further requests waiting for the same rebuilt page (`gtr`: one rebuild per stripe).
+    pub more: Vec<u32>,
+    /// For each of them, per unit holding a member read still queued when it joined: the
+    /// unit's busy time by cause then (charged to it when the member read begins).
+    pub joins: Vec<(u32, u32, [u64; crate::scheduler::unit::CAUSES])>,
+    /// The stripe rebuilt from.
+    pub stripe: u32,
     pub pending: u32,
     /// The logical id rebuilt.
     pub lpn: u32,
@@ -74,10 +79,11 @@ impl Simulation {
             self.degraded_read(slot, lpn);
             return;
         }
-        if self.scheme.gc_tolerant_read && self.gc[plane.idx()].active() && self.try_rebuild(slot, lpn, plane) {
-            return;
-        }
         let t = self.new_txn(TxnKind::Read, plane, lpn, ppn, slot);
+        if self.scheme.gc_tolerant_read && self.gc[plane.idx()].active() {
+            // Reviewed once the request's pages are all queued (`gtr_review`).
+            self.gtr.candidates.push(t);
+        }
         self.enqueue_user(t);
     }
 
@@ -141,56 +147,13 @@ impl Simulation {
         cur + move_ns.scale(moves) + erase
     }
 
-    /// Rebuild `lpn` from its stripe if that beats waiting for the GC; false = read normally.
-    pub(super) fn try_rebuild(&mut self, slot: u32, lpn: u32, plane: PlaneId) -> bool {
-        let Some(rain) = self.rain.clone() else { return false };
-        let t = &self.dev.timing;
-        let per_read = t.read(0) + t.transfer(self.page_bytes);
-        let mut extra = Nanos::ZERO;
-        let members: Vec<u32> = rain.other_members(lpn).collect();
-        for &m in &members {
-            let mp = self.ftl.l2p[m as usize];
-            let p = self.plane_of_read(m, mp);
-            if self.gc[p.idx()].active() || self.plane_dead(p) {
-                // Two GC'ing (or failed) planes in one stripe: one parity cannot cover both.
-                return false;
-            }
-            let ui = self.unit_of_plane[p.idx()];
-            let end = self.unit_phase_end(ui);
-            let u = &self.units[ui as usize];
-            let busy = if end == Nanos::MAX { per_read } else { end.saturating_sub(self.now) };
-            let est = busy + per_read.scale(u.reads.len() as u64 + 1);
-            extra = extra.max(est);
-        }
-        extra += Nanos(t.xor_ns);
-        if extra >= self.gc_time_left(plane) {
-            return false;
-        }
-        let s = rain.stripe_of(lpn);
-        // The XOR rebuilds this page only if the parity covers every data write of the stripe
-        // that is mapped. A data write is mapped as soon as its own plane has room, but its
-        // parity write can find the parity plane out of free space and wait in that plane's
-        // stall queue (write_path.rs); until it is mapped, the parity on flash predates the
-        // stripe's newest data, and the XOR of the two is not this page. A controller knows
-        // its parity write is queued: the read waits for the GC instead. (Seen on the tiny
-        // preset with 3 channels under bench-ref: writes stall by thousands on every plane,
-        // and a parity plane sits at its GC reserve, between two GC runs, while another plane
-        // of its group GCs.)
-        if self.parity_epoch[s as usize] != self.stripe_epoch[s as usize] {
-            self.c.rebuilds_parity_behind += 1;
-            return false;
-        }
-        self.c.rebuilt_reads += 1;
-        self.rebuild(slot, lpn, s, RebuildFor::GcTolerant);
-        true
-    }
-
     /// Rebuild `id` (a data page, or for a re-protection also a parity id) from the other
     /// members of stripe `s`: read each of them from flash (internal reads), then XOR. For
-    /// request `slot` (`NO_REQ` for a re-protection, `reprotect`).
-    pub(super) fn rebuild(&mut self, slot: u32, id: u32, s: u32, why: RebuildFor) {
+    /// request `slot` (`NO_REQ` for a re-protection, `reprotect`). The rebuild's id while it
+    /// waits for member reads (`None`: none was needed, it is already done).
+    pub(super) fn rebuild(&mut self, slot: u32, id: u32, s: u32, why: RebuildFor) -> Option<u32> {
         let rain = self.rain.clone().expect("rebuilds need RAIN");
-        let rb = Rebuild { req: slot, pending: 1, lpn: id, broken: false, why, epoch: self.stripe_epoch[s as usize] };
+        let rb = Rebuild { req: slot, more: Vec::new(), joins: Vec::new(), stripe: s, pending: 1, lpn: id, broken: false, why, epoch: self.stripe_epoch[s as usize] };
         let rb = if let Some(i) = self.free_rebuilds.pop() {
             self.rebuilds[i as usize] = rb;
             i
@@ -227,19 +190,33 @@ impl Simulation {
             if self.pending_in_dram(mp) {
                 continue; // in controller memory: no flash read needed
             }
+            self.rebuilds[rb as usize].pending += 1;
             if why == RebuildFor::GcTolerant {
+                if let Some(own) = self.own_read_of(slot, m, mp) {
+                    // The request reads this member anyway: that read feeds the XOR too.
+                    self.txns[own as usize].parent = rb;
+                    self.gtr.shared_reads += 1;
+                    continue;
+                }
                 self.c.rebuild_extra_reads += 1;
-            } else if let Some(f) = &mut self.failures {
+                // The member read carries the request: its waits are the request's.
+                let t = self.internal_read_txn(m, mp, rb);
+                self.txns[t as usize].req = slot;
+                self.enqueue_member(t);
+                continue;
+            }
+            if let Some(f) = &mut self.failures {
                 f.member_reads += 1;
             }
-            self.rebuilds[rb as usize].pending += 1;
             if why == RebuildFor::Reprotect {
                 self.reprotect_read(m, mp, rb);
             } else {
                 self.internal_read(m, mp, rb);
             }
         }
+        let alive = self.rebuilds[rb as usize].pending > 1;
         self.rebuild_part_done(rb);
+        alive.then_some(rb)
     }
 
     /// A read of page `ppn` (id `id`) the controller makes for itself, no host request
@@ -265,15 +242,24 @@ impl Simulation {
         let rb = &mut self.rebuilds[id as usize];
         rb.pending -= 1;
         if rb.pending == 0 {
-            let (req, lpn, broken, why) = (rb.req, rb.lpn, rb.broken, rb.why);
+            let (req, lpn, broken, why, stripe) = (rb.req, rb.lpn, rb.broken, rb.why, rb.stripe);
+            let more = std::mem::take(&mut rb.more);
+            rb.joins.clear();
             self.free_rebuilds.push(id);
+            if why == RebuildFor::GcTolerant {
+                self.gtr_rebuild_ended(stripe, id);
+            }
             if why == RebuildFor::Reprotect {
                 let rb = self.rebuilds[id as usize].clone();
                 self.reprotect_done(rb);
-            } else if broken {
-                self.reread(req, lpn);
-            } else {
-                self.schedule(self.now + Nanos(self.dev.timing.xor_ns), super::EV_PAGE_DONE, req);
+                return;
+            }
+            for w in std::iter::once(req).chain(more) {
+                if broken {
+                    self.reread(w, lpn);
+                } else {
+                    self.schedule(self.now + Nanos(self.dev.timing.xor_ns), super::EV_PAGE_DONE, w);
+                }
             }
         }
     }

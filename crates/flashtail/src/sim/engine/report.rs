@@ -52,6 +52,10 @@ impl Simulation {
         if self.rain.is_some() {
             extra.insert("gtr_rebuilt_reads".into(), c.rebuilt_reads);
             extra.insert("gtr_extra_page_reads".into(), c.rebuild_extra_reads);
+            extra.insert("gtr_shared_member_reads".into(), self.gtr.shared_reads);
+            extra.insert("gtr_joined_rebuilds".into(), self.gtr.joined);
+            extra.insert("gtr_rebuilt_at_gc_start".into(), self.gtr.at_gc_start);
+            extra.insert("gtr_rebuilt_beside_gc".into(), self.gtr.beside_gc);
             extra.insert("max_gc_planes_per_group".into(), c.max_gc_planes_per_group);
         }
         match &self.mesh {

@@ -134,6 +134,7 @@ impl Simulation {
         }
         let old = self.ftl.l2p[id as usize];
         self.ftl.map(Lpn(id), ppn);
+        self.gc[plane.idx()].monitor.wrote(self.now);
         let mut parity = false;
         let v = match &self.rain {
             Some(r) if r.is_parity(id) => {
