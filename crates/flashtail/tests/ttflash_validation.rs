@@ -88,42 +88,27 @@ fn metrics(r: &RunReport, a: &Value) -> Vec<(&'static str, f64, f64)> {
 /// `None`: the target holds. `docs/validation.md` ("Why they differ") explains each gap.
 fn known_gap(trace: &str, config: &str, metric: &str) -> Option<f64> {
     Some(match (trace, config, metric) {
-        // No-GC tails: reads wait behind user writes longer than in the artifact.
-        ("dtrs", "nogc", "read p99") => 1.31, // measured 1.277
-        ("dtrs", "nogc", "read p99.9") => 1.33, // measured 1.296
-        ("dtrs", "nogc", "read p99.99") => 1.40, // measured 1.367
+        // The TPC-C no-GC median is 8 % below the artifact's (not traced yet).
         ("tpcc30", "nogc", "read p50") => 0.90, // measured 0.919
-        ("tpcc30", "nogc", "read p99") => 1.08, // measured 1.058
-        ("tpcc30", "nogc", "read p99.9") => 1.18, // measured 1.153
-        ("tpcc30", "nogc", "read p99.99") => 1.32, // measured 1.289
-        // Blocking GC: the artifact holds the channel per copyback and yields to queued I/O.
-        ("dtrs", "def", "read p99.9") => 4.07, // measured 3.984
-        ("dtrs", "def", "read p99.99") => 5.81, // measured 5.690
-        ("tpcc30", "def", "read p99") => 0.28, // measured 0.292
-        ("tpcc30", "def", "read p99.9") => 0.33, // measured 0.343
-        ("tpcc30", "def", "read p99.99") => 0.37, // measured 0.386
-        // Non-blocking GC: one GC per channel, started only when the channel's queue is empty.
-        ("dtrs", "pbl", "read p99.9") => 18.58, // measured 18.215
-        ("dtrs", "pbl", "read p99.99") => 25.71, // measured 25.205
-        ("tpcc30", "pbl", "read p99") => 29.76, // measured 29.171
-        ("tpcc30", "pbl", "read p99.9") => 29.05, // measured 28.471
-        ("tpcc30", "pbl", "read p99.99") => 27.93, // measured 27.381
-        // GC-tolerant read refused when another plane of the stripe collects.
-        ("dtrs", "gtr", "read p99") => 1.75, // measured 1.715
-        ("dtrs", "gtr", "read p99.9") => 18.72, // measured 18.344
-        ("dtrs", "gtr", "read p99.99") => 25.33, // measured 24.828
-        ("tpcc30", "gtr", "read p99") => 36.10, // measured 35.388
-        ("tpcc30", "gtr", "read p99.9") => 38.41, // measured 37.652
-        ("tpcc30", "gtr", "read p99.99") => 40.43, // measured 39.628
-        // Rotating GC: reads queued before their plane's GC starts wait behind a victim.
-        ("dtrs", "rgc", "read p99.9") => 1.44, // measured 1.409
-        ("dtrs", "rgc", "read p99.99") => 26.36, // measured 25.834
-        ("tpcc30", "rgc", "read p99.9") => 0.48, // measured 0.491
-        ("tpcc30", "rgc", "read p99.99") => 17.58, // measured 17.227
+        // Blocking GC: the artifact's `def` queues never drain once GC starts (TPC-C: 8.5 s
+        // reads); flashtail's reads wait at most about one victim.
+        ("dtrs", "def", "read p99.9") => 0.35, // measured 0.363
+        ("dtrs", "def", "read p99.99") => 0.30, // measured 0.316
+        ("tpcc30", "def", "read p99") => 0.008, // measured 0.009
+        ("tpcc30", "def", "read p99.9") => 0.008, // measured 0.009
+        ("tpcc30", "def", "read p99.99") => 0.008, // measured 0.009
+        // Non-blocking GC: the artifact's slowest TPC-C reads are 28 % slower (not traced yet).
+        ("tpcc30", "pbl", "read p99.99") => 0.70, // measured 0.722
+        // Rotating GC: flashtail's slowest reads are faster than the artifact's. A candidate,
+        // not yet traced: the artifact turns partial-stripe reads into whole-stripe reads,
+        // which flashtail does not model, and those extra reads queue.
+        ("dtrs", "rgc", "read p99.99") => 0.45, // measured 0.465
+        ("tpcc30", "rgc", "read p99.9") => 0.35, // measured 0.366
+        ("tpcc30", "rgc", "read p99.99") => 0.30, // measured 0.308
         ("tpcc30", "rgc", "GC victims") => 1.22, // measured 1.190
         // The aged victims: the artifact's read footprint sits outside the aged blocks.
         ("dtrs", "def", "moved per victim") => 0.84, // measured 0.863
-        ("dtrs", "pbl", "moved per victim") => 0.86, // measured 0.887
+        ("dtrs", "pbl", "moved per victim") => 0.86, // measured 0.888
         _ => return None,
     })
 }
@@ -161,11 +146,12 @@ fn order(p99: &[(&str, f64)]) -> Vec<String> {
     v.into_iter().map(|(c, _)| c.to_string()).collect()
 }
 
-/// flashtail's order of read p99 measured now where it differs from the artifact's (its
-/// `ttflash-gtr` is no faster than `ttflash-pbl`; the artifact's gtr is).
+/// flashtail's order of read p99 measured now where it differs from the artifact's (on
+/// TPC-C its `ttflash-gtr` and `ttflash-pbl` are within 1 % of each other at p99, where the
+/// artifact's gtr is 17 % faster).
 fn known_order(trace: &str) -> Option<[&'static str; 5]> {
     match trace {
-        "dtrs" | "tpcc30" => Some(["nogc", "rgc", "pbl", "gtr", "def"]),
+        "tpcc30" => Some(["nogc", "rgc", "pbl", "gtr", "def"]),
         _ => None,
     }
 }
