@@ -31,7 +31,7 @@ def test_local_sweep_of_a_dict_spec(tmp_path):
     r = flashtail.sweep(TINY, out=tmp_path / "out")
     t = r.table
     assert list(t.columns) == ["point", "device", "workload", "ftl.over_provisioning", "seed", "scheme", "op", "stat", "value"]
-    assert len(t) == 4 * 2 * 33 and r.failures == []
+    assert len(t) == 4 * 2 * 39 and r.failures == []
     assert sorted(t["ftl.over_provisioning"].unique()) == [0.1, 0.2]
     assert t[(t.op == "all") & (t.stat == "count")].value.unique().tolist() == [3000]
     # The files are the returned tables; Parquet and CSV agree.
@@ -50,7 +50,7 @@ def test_resume_and_a_failing_point(tmp_path):
     assert len(r.failures) == 2
     assert r.failures[0][0].startswith("point 2 (device=tiny workload=gen:rlgc-oltp ftl.over_provisioning=7.0 seed=1)")
     assert "over_provisioning" in r.failures[0][1]
-    assert len(r.table) == 2 * 2 * 33
+    assert len(r.table) == 2 * 2 * 39
     again = flashtail.sweep(spec, out=tmp_path, resume=True)
     assert again.table_csv == r.table_csv
 
@@ -104,5 +104,5 @@ def test_the_op_seed_sweep_is_identical_through_cli_python_and_ray(ray_cluster, 
         b = (tmp_path / "cli" / name).read_bytes()
         assert (tmp_path / "local" / name).read_bytes() == b == (tmp_path / "ray" / name).read_bytes()
     t = local.table
-    assert len(t) == 9 * 2 * 33 and t.point.nunique() == 9 and list(t.seed.unique()) == [1, 2, 3]
+    assert len(t) == 9 * 2 * 39 and t.point.nunique() == 9 and list(t.seed.unique()) == [1, 2, 3]
     print(t.head(8).to_string())
