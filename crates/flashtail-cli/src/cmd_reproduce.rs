@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The paper: rlgc (Kang et al., ACM TECS 2017) or splitgc (Nie et al., Electronics 2025).
+    /// The paper: rlgc (Kang et al., ACM TECS 2017), splitgc (Nie et al., Electronics 2025),
+    /// venice (Nadig et al., ISCA 2023) or gc-bypass (Nie et al., 2026).
     /// `--list` shows each with its expected run time.
     #[arg(required_unless_present = "list")]
     pub paper: Option<String>,
@@ -16,9 +17,10 @@ pub struct Args {
     pub quick: bool,
     /// A directory holding your own copies of the papers' real traces, found by their usual
     /// file names (home1.blkparse, webmail+online..., webusers-030409-033109.1.blkparse,
-    /// RBESQL / RadiusBackEndSQLServer..., MSNSFS / MSNStorageFileServer...: a name that
-    /// starts with the workload's, then '.', '-' or '_'). Workloads without a file use the
-    /// generated stand-ins.
+    /// RBESQL / RadiusBackEndSQLServer..., MSNSFS / MSNStorageFileServer..., MSR Cambridge
+    /// hm_0.csv, src1_0.csv, rsrch_0.csv, hm_1.csv...: a name that starts with the
+    /// workload's, then '.', '-' or '_'). Workloads without a file use the bundled samples
+    /// or generated stand-ins.
     #[arg(long)]
     pub trace_dir: Option<PathBuf>,
     /// Output directory: report files per cell, claims.json and reproduce.txt.

@@ -3,6 +3,8 @@
 //! Each test file wraps these in the `fails` / `succeeds` / `scratch` shapes it needs.
 #![allow(dead_code)]
 
+pub mod claims;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

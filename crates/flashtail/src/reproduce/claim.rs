@@ -84,7 +84,7 @@ impl Claim {
             Expect::Ratio { lo, hi } if lo == hi => format!("{lo:.2}×"),
             Expect::Ratio { lo, hi } => format!("{lo:.2}-{hi:.2}×"),
             Expect::Unchanged { tol } => format!("≈1× (±{:.0} %)", tol * 100.0),
-            Expect::Near { value, .. } => format!("{:.1} %", value * 100.0),
+            Expect::Near { value, .. } => pct(value),
         }
     }
 
@@ -92,7 +92,7 @@ impl Claim {
     pub fn ours_str(&self) -> String {
         match (self.ours, &self.expect) {
             (None, _) => "—".into(),
-            (Some(v), Expect::Near { .. }) => format!("{:.1} %", v * 100.0),
+            (Some(v), Expect::Near { .. }) => pct(v),
             (Some(v), _) => format!("{v:.2}×"),
         }
     }
@@ -100,6 +100,16 @@ impl Claim {
     /// The one-line verdict: `[reproduced] R1 ...: paper 0.66×, flashtail 0.71×`.
     pub fn line(&self) -> String {
         format!("[{}] {} {}: paper {}, flashtail {}", self.verdict.label(), self.id, self.what, self.paper_str(), self.ours_str())
+    }
+}
+
+/// A share as a percentage: one decimal, two from 99.5 % up (so 99.98 % does not print as
+/// 100.0 %).
+fn pct(v: f64) -> String {
+    if (0.995..1.0).contains(&v) {
+        format!("{:.2} %", v * 100.0)
+    } else {
+        format!("{:.1} %", v * 100.0)
     }
 }
 
@@ -208,5 +218,7 @@ mod tests {
         assert!(t.contains("NOT reproduced") && t.contains("  R1: home1 only"), "{t}");
         assert_eq!(mean([1.0, 2.0, f64::NAN]), Some(1.5));
         assert_eq!(mean([]), None);
+        let near = Claim::new("V1", "first try", "§8", Expect::Near { value: 0.9998, tol: 0.005 }, Some(0.6), "");
+        assert_eq!((near.paper_str().as_str(), near.ours_str().as_str()), ("99.98 %", "60.0 %"));
     }
 }

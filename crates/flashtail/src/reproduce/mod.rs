@@ -17,9 +17,12 @@
 //! not reproduce (the verdict says so, and the paper's module note says why).
 
 pub mod claim;
+pub mod gcbypass;
+pub mod mesh_cell;
 pub mod rlgc;
 pub mod runs;
 pub mod splitgc;
+pub mod venice;
 
 use crate::report::ReportError;
 use claim::Claim;
@@ -78,7 +81,7 @@ pub struct Paper {
 }
 
 /// Every paper `reproduce` knows.
-pub const PAPERS: &[Paper] = &[rlgc::PAPER, splitgc::PAPER];
+pub const PAPERS: &[Paper] = &[rlgc::PAPER, splitgc::PAPER, venice::PAPER, gcbypass::PAPER];
 
 /// The paper called `name`.
 pub fn paper(name: &str) -> Result<&'static Paper, ReproError> {

@@ -21,6 +21,9 @@ pub enum Workload {
     Gen(GenConfig),
     /// A real trace, replayed once, wrapped into the device's logical space.
     Trace(PathBuf),
+    /// The bundled MSR `hm_0` sample (`trace::embedded::hm0`), replayed with these options
+    /// (loops on fresh addresses, speed), wrapped into the device's logical space.
+    Hm0Sample(crate::trace::ReplayOptions),
 }
 
 impl Workload {
@@ -29,6 +32,7 @@ impl Workload {
         match self {
             Workload::Gen(c) => format!("generated stand-in, {} requests, seed {}", c.count.unwrap_or(0), c.seed),
             Workload::Trace(p) => format!("trace {}", p.display()),
+            Workload::Hm0Sample(r) => format!("bundled MSR hm_0 sample (1,000 requests) x {} loops at {}x speed", r.loops, r.time_scale),
         }
     }
 }
@@ -52,6 +56,18 @@ pub struct Cell<'a> {
 /// directory (machine-dependent costs zeroed, so the files depend only on the inputs) and
 /// returns the reports in the order of `schemes`.
 pub fn run_cell(cell: &Cell) -> Result<Vec<RunReport>, ReproError> {
+    let specs: Vec<RunSpec> = cell
+        .schemes
+        .iter()
+        .map(|s| crate::job::RunSettings { seed: cell.seed, oracle: cell.oracle, ..Default::default() }.spec(cell.device, s))
+        .collect();
+    run_specs(cell, specs)
+}
+
+/// As [`run_cell`], with the runs given: one per entry of `cell.schemes` (their labels in
+/// reports and errors), each with its own device, interconnect and host interface. The
+/// workload folds into `cell.device`'s host capacity for every run.
+pub fn run_specs(cell: &Cell, specs: Vec<RunSpec>) -> Result<Vec<RunReport>, ReproError> {
     let page = cell.device.geometry.page_size as u64;
     let cap = cell.device.host_bytes();
     let w = cell.workload.clone();
@@ -62,19 +78,18 @@ pub fn run_cell(cell: &Cell) -> Result<Vec<RunReport>, ReproError> {
                 let src = crate::trace::open(p, &crate::trace::TraceOptions::default()).map_err(|e| format!("{}: {e}", p.display()))?;
                 Ok(crate::trace::replay(src, &crate::trace::ReplayOptions::default(), cap, page))
             }
+            Workload::Hm0Sample(r) => Ok(crate::trace::replay(crate::trace::embedded::hm0(&crate::trace::TraceOptions::default()), r, cap, page)),
         }
     };
-    let specs: Vec<RunSpec> = cell
-        .schemes
-        .iter()
-        .map(|s| crate::job::RunSettings { seed: cell.seed, oracle: cell.oracle, ..Default::default() }.spec(cell.device, s))
-        .collect();
     let mut reports = Vec::with_capacity(specs.len());
     for (s, r) in cell.schemes.iter().zip(run_many(&specs, open, &[])) {
         reports.push(r.map_err(|e| ReproError::Run { cell: cell.title.clone(), scheme: s.clone(), error: e.to_string() })?);
     }
-    for r in &mut reports {
+    for (r, label) in reports.iter_mut().zip(cell.schemes.iter()) {
         r.cost.strip_machine();
+        // The run's label names it in the cell's files (runs of one scheme on several
+        // paths are otherwise alike); `config.scheme` keeps the scheme itself.
+        r.scheme.clone_from(label);
     }
     flag_postponed_gc(&mut reports);
     let mut notes = cell.notes.clone();
