@@ -21,6 +21,19 @@ fn run(dir: &std::path::Path, cell: &str, path: &str) -> serde_json::Value {
     v["reports"].as_array().expect("reports").iter().find(|r| r["scheme"] == path).unwrap_or_else(|| panic!("no run {path} in {cell}")).clone()
 }
 
+/// Every run labelled in `paths` of every cell completed every request with the oracle clean;
+/// the bus and mesh runs did GC.
+fn all_clean(dir: &std::path::Path, cells: &[&str], paths: &[&str]) {
+    for cell in cells {
+        for path in paths {
+            let r = run(dir, cell, path);
+            assert_eq!(r["integrity"]["violations"], 0, "{cell} {path}");
+            assert_eq!(r["integrity"]["requests_submitted"], r["integrity"]["requests_completed"], "{cell} {path}");
+            assert!(r["flash"]["erases"].as_u64().unwrap() > 0, "{cell} {path}: no GC");
+        }
+    }
+}
+
 fn f(v: &serde_json::Value, p: &str) -> f64 {
     v.pointer(p).and_then(|x| x.as_f64()).unwrap_or_else(|| panic!("no {p}"))
 }
@@ -55,14 +68,10 @@ fn venice_quick_prints_first_try_speed_up_and_p99_beside_the_paper() {
     let zn = run(&out, "z-nand-hm_0-closed8x8", "venice");
     let tlc = run(&out, "tlc-hm_0-closed8x8", "venice");
     assert!(f(&zn, "/throughput/all_iops") > 3.0 * f(&tlc, "/throughput/all_iops"));
-    for cell in ["z-nand-hm_0-closed8x8", "z-nand-hm_0-open", "tlc-hm_0-closed8x8", "z-nand-bench-ref-closed8x8", "z-nand-bench-ref-open", "tlc-bench-ref-closed8x8"] {
-        for path in ["bus", "venice"] {
-            let r = run(&out, cell, path);
-            assert_eq!(r["integrity"]["violations"], 0, "{cell} {path}");
-            assert_eq!(r["integrity"]["requests_submitted"], r["integrity"]["requests_completed"], "{cell} {path}");
-            assert!(r["flash"]["erases"].as_u64().unwrap() > 0, "{cell} {path}: no GC");
-            assert_eq!(r["config"]["scheme"]["interconnect"], path, "{cell}");
-        }
+    let cells = ["z-nand-hm_0-closed8x8", "z-nand-hm_0-open", "tlc-hm_0-closed8x8", "z-nand-bench-ref-closed8x8", "z-nand-bench-ref-open", "tlc-bench-ref-closed8x8"];
+    all_clean(&out, &cells, &["bus", "venice"]);
+    for path in ["bus", "venice"] {
+        assert_eq!(run(&out, cells[0], path)["config"]["scheme"]["interconnect"], path);
     }
     assert!(read(&out.join("reproduce.txt")).contains("== Paper vs flashtail"));
 }
@@ -105,12 +114,6 @@ fn gc_bypass_quick_prints_the_papers_metrics_and_the_parking_ablation() {
         let cache = run(&out, &open, "gc-bypass, cache 16 pages");
         assert_eq!(cache["flash"]["extra"]["mesh_max_parked_write_backs"], 16);
         assert!(cache["flash"]["extra"]["mesh_cache_full_write_backs"].as_u64().unwrap() > 0);
-        for cell in [&open, &closed] {
-            for path in ["bus", "venice", "gc-bypass", "gc-bypass, no parking", "gc-bypass, cache 16 pages"] {
-                let r = run(&out, cell, path);
-                assert_eq!(r["integrity"]["violations"], 0, "{cell} {path}");
-                assert_eq!(r["integrity"]["requests_submitted"], r["integrity"]["requests_completed"], "{cell} {path}");
-            }
-        }
+        all_clean(&out, &[&open, &closed], &["bus", "venice", "gc-bypass", "gc-bypass, no parking", "gc-bypass, cache 16 pages"]);
     }
 }

@@ -218,7 +218,7 @@ mod tests {
         assert!(t.contains("NOT reproduced") && t.contains("  R1: home1 only"), "{t}");
         assert_eq!(mean([1.0, 2.0, f64::NAN]), Some(1.5));
         assert_eq!(mean([]), None);
-        let near = Claim::new("V1", "first try", "§8", Expect::Near { value: 0.9998, tol: 0.005 }, Some(0.6), "");
+        let near = Claim::new("V1", "first try", "evaluation", Expect::Near { value: 0.9998, tol: 0.005 }, Some(0.6), "");
         assert_eq!((near.paper_str().as_str(), near.ours_str().as_str()), ("99.98 %", "60.0 %"));
     }
 }

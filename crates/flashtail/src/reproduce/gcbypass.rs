@@ -50,19 +50,14 @@ fn run(opts: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, ReproError>
     for i in &ins {
         for h in [Host::Open, Host::CLOSED] {
             log(&format!("GC bypass reproduction: {}, {} ({} paths)", i.name, h.label(), PATHS.len()));
-            runs.extend(mesh_cell::run("GC bypass reproduction", DEV, &dev, i, h, &PATHS, opts.seed, &opts.out)?);
+            runs.extend(mesh_cell::run("GC bypass reproduction", DEV, &dev, i, h, &PATHS, opts)?);
         }
     }
-    let mut text = format!("{}\n", PAPER.title);
-    text.push_str(&format!(
-        "Setup: the venice device (Z-NAND, 8 x 8 mesh, 8 host ports, 8 GC controller ports; 64 chips x 2 planes, 16 GiB), 80 % occupied; base (blocking) GC on every path. Baseline = the channel bus. Open loop at the trace's timing for latency; closed loop 8 queues x depth 8, timing ignored, for bandwidth. Seed {}; integrity oracle on.\nWorkloads:\n",
+    let setup = format!(
+        "Setup: the venice device (Z-NAND, 8 x 8 mesh, 8 host ports, 8 GC controller ports; 64 chips x 2 planes, 16 GiB), 80 % occupied; base (blocking) GC on every path. Baseline = the channel bus. Open loop at the trace's timing for latency; closed loop 8 queues x depth 8, timing ignored, for bandwidth. Seed {}; integrity oracle on.",
         opts.seed
-    ));
-    for i in &ins {
-        text.push_str(&format!("  {}\n", i.source));
-    }
-    text.push_str("\n== Every run (all I/O unless marked) ==\n");
-    text.push_str(&mesh_cell::table(&runs));
+    );
+    let mut text = mesh_cell::preamble(PAPER.title, &setup, &ins, &runs);
     text.push_str("\n== Parking ablation: each GC bypass variant over Venice (same workload and host) ==\n");
     text.push_str(&ablation(&runs, &ins));
     let claims = claims(&runs, &ins);

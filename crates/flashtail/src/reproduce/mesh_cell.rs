@@ -10,7 +10,7 @@
 //! Does not choose workloads, devices or claims (the papers' files do), and judges nothing.
 
 use super::runs::{run_specs, Cell, Workload};
-use super::ReproError;
+use super::{Options, ReproError};
 use crate::config::DeviceConfig;
 use crate::host::{ClosedLoop, IssueTiming};
 use crate::runner::RunSpec;
@@ -109,8 +109,10 @@ pub struct Run {
 }
 
 /// Runs `paths` on `device` (labelled `dev`) with `input` through `host`, in parallel, base
-/// GC on each, integrity oracle on; the report files go to `out/DEV-INPUT-HOST/`.
-pub fn run(paper: &str, dev: &str, device: &DeviceConfig, input: &Input, host: Host, paths: &[Path], seed: u64, out: &FsPath) -> Result<Vec<Run>, ReproError> {
+/// GC on each, integrity oracle on, with the options' seed; the report files go to
+/// `OUT/DEV-INPUT-HOST/`.
+pub fn run(paper: &str, dev: &str, device: &DeviceConfig, input: &Input, host: Host, paths: &[Path], opts: &Options) -> Result<Vec<Run>, ReproError> {
+    let seed = opts.seed;
     let closed_loop = match host {
         Host::Open => None,
         Host::Closed(c) => Some(c),
@@ -130,11 +132,23 @@ pub fn run(paper: &str, dev: &str, device: &DeviceConfig, input: &Input, host: H
         schemes: &labels,
         seed,
         oracle: true,
-        dir: out.join(format!("{dev}-{}-{}", input.name, host.short())),
+        dir: opts.out.join(format!("{dev}-{}-{}", input.name, host.short())),
         notes: vec![("host interface".into(), host.label()), ("gc".into(), "base (blocking) on every path".into()), ("paths".into(), labels.join(", "))],
     };
     let reports = run_specs(&cell, specs)?;
     Ok(paths.iter().zip(reports).map(|(&path, report)| Run { device: dev.to_string(), input: input.name.clone(), host, path, report }).collect())
+}
+
+/// The start of a paper's text: its title, the setup, where each workload came from, and
+/// every run's row.
+pub fn preamble(title: &str, setup: &str, ins: &[Input], runs: &[Run]) -> String {
+    let mut text = format!("{title}\n{setup}\nWorkloads:\n");
+    for i in ins {
+        text.push_str(&format!("  {}\n", i.source));
+    }
+    text.push_str("\n== Every run (all I/O unless marked) ==\n");
+    text.push_str(&table(runs));
+    text
 }
 
 /// The run of `path` on `dev` / `input` / `host`, if it was made.

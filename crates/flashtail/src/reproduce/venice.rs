@@ -70,20 +70,15 @@ fn run(opts: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, ReproError>
         for (dev, d, hosts) in [(ZNAND, &znand, &[Host::CLOSED, Host::Open][..]), (TLC, &tlc, &[Host::CLOSED][..])] {
             for &h in hosts {
                 log(&format!("Venice reproduction: {dev}, {}, {} ({} paths)", i.name, h.label(), paths.len()));
-                runs.extend(mesh_cell::run("Venice reproduction", dev, d, i, h, &paths, opts.seed, &opts.out)?);
+                runs.extend(mesh_cell::run("Venice reproduction", dev, d, i, h, &paths, opts)?);
             }
         }
     }
-    let mut text = format!("{}\n", PAPER.title);
-    text.push_str(&format!(
-        "Setup: the venice device (8 x 8 mesh, 8 host ports; 64 chips x 2 planes, 16 GiB) with Z-NAND timing, and with 3D TLC timing (tR 45 us, tPROG 660 us, tBERS 3.5 ms) as the cost-optimised device; 80 % occupied; base (blocking) GC on every path. Closed loop: 8 queues x depth 8, timing ignored; open loop at the trace's timing. Seed {}; integrity oracle on.\nWorkloads:\n",
+    let setup = format!(
+        "Setup: the venice device (8 x 8 mesh, 8 host ports; 64 chips x 2 planes, 16 GiB) with Z-NAND timing, and with 3D TLC timing (tR 45 us, tPROG 660 us, tBERS 3.5 ms) as the cost-optimised device; 80 % occupied; base (blocking) GC on every path. Closed loop: 8 queues x depth 8, timing ignored; open loop at the trace's timing. Seed {}; integrity oracle on.",
         opts.seed
-    ));
-    for i in &ins {
-        text.push_str(&format!("  {}\n", i.source));
-    }
-    text.push_str("\n== Every run (all I/O unless marked) ==\n");
-    text.push_str(&mesh_cell::table(&runs));
+    );
+    let mut text = mesh_cell::preamble(PAPER.title, &setup, &ins, &runs);
     let claims = claims(&runs, &ins);
     text.push_str("\n== Paper vs flashtail (Venice over the bus; flashtail = mean over the workloads run) ==\n");
     text.push_str(&super::claim::claims_table(&claims));
@@ -115,7 +110,7 @@ fn claims(runs: &[Run], ins: &[Input]) -> Vec<Claim> {
         Claim::new(
             "V1",
             "Venice: I/Os with a conflict-free path on the first try",
-            "§8 (abstract of results)",
+            "evaluation",
             Expect::Near { value: 0.9998, tol: 0.005 },
             avg(runs, ins, ZNAND, Host::CLOSED, Path::Venice, first_try),
             format!("{over}; open loop {}. The mesh has as many host ports as the bus has channels, and every transfer crosses one: under load the ports and the target chip's own link, not the mesh links, are what a scout finds taken", open(Path::Venice)),
@@ -123,7 +118,7 @@ fn claims(runs: &[Run], ins: &[Input]) -> Vec<Claim> {
         Claim::new(
             "V2",
             "baselines: first-try conflict-free share 76-81 %",
-            "§8",
+            "evaluation",
             Expect::Near { value: 0.785, tol: 0.035 },
             avg(runs, ins, ZNAND, Host::CLOSED, Path::Bus, first_try),
             format!("the channel bus; {over}; open loop {}", open(Path::Bus)),
@@ -147,11 +142,11 @@ fn claims(runs: &[Run], ins: &[Input]) -> Vec<Claim> {
         Claim::new(
             "V5",
             "p99 on hm_0: -22 %",
-            "§8",
+            "evaluation",
             Expect::Ratio { lo: 0.78, hi: 0.78 },
             one("hm_0"),
             if sample { "all-I/O p99, open loop, Z-NAND; the bundled 1,000-request hm_0 sample looped at 20x speed, not the full trace" } else { "all-I/O p99, open loop at the trace's timing, Z-NAND" },
         ),
-        Claim::new("V6", "p99 on src1_0: -32 %", "§8", Expect::Ratio { lo: 0.68, hi: 0.68 }, one("src1_0"), "all-I/O p99, open loop, Z-NAND; needs src1_0 in --trace-dir (not bundled)"),
+        Claim::new("V6", "p99 on src1_0: -32 %", "evaluation", Expect::Ratio { lo: 0.68, hi: 0.68 }, one("src1_0"), "all-I/O p99, open loop, Z-NAND; needs src1_0 in --trace-dir (not bundled)"),
     ]
 }
