@@ -20,6 +20,7 @@ pub mod claim;
 pub mod rlgc;
 pub mod runs;
 pub mod splitgc;
+pub mod ttflash;
 
 use crate::report::ReportError;
 use claim::Claim;
@@ -78,7 +79,7 @@ pub struct Paper {
 }
 
 /// Every paper `reproduce` knows.
-pub const PAPERS: &[Paper] = &[rlgc::PAPER, splitgc::PAPER];
+pub const PAPERS: &[Paper] = &[rlgc::PAPER, splitgc::PAPER, ttflash::PAPER];
 
 /// The paper called `name`.
 pub fn paper(name: &str) -> Result<&'static Paper, ReproError> {
