@@ -7,19 +7,6 @@
 mod support;
 use support::*;
 
-fn claims(dir: &std::path::Path) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(dir.join("claims.json")).expect("claims.json");
-    serde_json::from_str::<Vec<serde_json::Value>>(&text).expect("claims.json parses")
-}
-
-fn claim<'a>(cs: &'a [serde_json::Value], id: &str) -> &'a serde_json::Value {
-    cs.iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no claim {id}"))
-}
-
-fn ours(cs: &[serde_json::Value], id: &str) -> f64 {
-    claim(cs, id)["ours"].as_f64().unwrap_or_else(|| panic!("claim {id} not measured"))
-}
-
 fn verdict<'a>(cs: &'a [serde_json::Value], id: &str) -> &'a str {
     claim(cs, id)["verdict"].as_str().expect("verdict")
 }

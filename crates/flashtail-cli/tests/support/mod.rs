@@ -70,3 +70,19 @@ pub fn read_json(p: &Path) -> serde_json::Value {
 pub fn msr_line(ticks: u64, op: &str, offset: u64, size: u64) -> String {
     format!("{ticks},hm,0,{op},{offset},{size},100\n")
 }
+
+/// `reproduce`'s `claims.json` in `dir`.
+pub fn claims(dir: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(dir.join("claims.json")).expect("claims.json");
+    serde_json::from_str::<Vec<serde_json::Value>>(&text).expect("claims.json parses")
+}
+
+/// The claim `id` of `cs`.
+pub fn claim<'a>(cs: &'a [serde_json::Value], id: &str) -> &'a serde_json::Value {
+    cs.iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no claim {id}"))
+}
+
+/// flashtail's number for claim `id` (it must have been measured).
+pub fn ours(cs: &[serde_json::Value], id: &str) -> f64 {
+    claim(cs, id)["ours"].as_f64().unwrap_or_else(|| panic!("claim {id} not measured"))
+}
