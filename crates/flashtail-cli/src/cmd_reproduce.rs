@@ -8,7 +8,8 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct Args {
     /// The paper: rlgc (Kang et al., ACM TECS 2017), splitgc (Nie et al., Electronics 2025),
-    /// venice (Nadig et al., ISCA 2023) or gc-bypass (Nie et al., 2026).
+    /// ttflash (Yan et al., FAST 2017), venice (Nadig et al., ISCA 2023), gc-bypass
+    /// (Nie et al., 2026) or wla (de Campos et al., IEEE Latin America Trans.).
     /// `--list` shows each with its expected run time.
     #[arg(required_unless_present = "list")]
     pub paper: Option<String>,
@@ -18,7 +19,7 @@ pub struct Args {
     /// A directory holding your own copies of the papers' real traces, found by their usual
     /// file names (home1.blkparse, webmail+online..., webusers-030409-033109.1.blkparse,
     /// RBESQL / RadiusBackEndSQLServer..., MSNSFS / MSNStorageFileServer..., MSR Cambridge
-    /// hm_0.csv, src1_0.csv, rsrch_0.csv, hm_1.csv...: a name that starts with the
+    /// hm_0.csv, src1_0.csv, rsrch_0.csv, hm_1.csv..., tpcc-small, financial1-50k: a name that starts with the
     /// workload's, then '.', '-' or '_'). Workloads without a file use the bundled samples
     /// or generated stand-ins.
     #[arg(long)]
@@ -37,7 +38,7 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<()> {
     if a.list {
         for p in PAPERS {
-            println!("{:<8} {}\n         full: {}; --quick: {}", p.name, p.title, p.full_time, p.quick_time);
+            println!("{:<9} {}\n          full: {}; --quick: {}", p.name, p.title, p.full_time, p.quick_time);
         }
         return Ok(());
     }

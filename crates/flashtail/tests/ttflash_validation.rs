@@ -13,74 +13,24 @@
 //! `cargo test --release -p flashtail --test ttflash_validation -- --nocapture` prints the
 //! table of artifact and flashtail values and their ratios.
 
-use flashtail::config::{overrides, presets};
-use flashtail::job::{RunSettings, Workload};
+use flashtail::reproduce::ttflash::artifact::{self, Artifact, ArtifactTrace, CONFIGS};
 use flashtail::runner::run_opened;
-use flashtail::trace::{Format, ReplayOptions, TraceOptions};
 use flashtail::RunReport;
-use serde_json::Value;
-use std::path::PathBuf;
 
-const DATA: &str = include_str!("data/ttflash_artifact/artifact-40f3386.json");
-
-/// The artifact's configurations, in the order the table prints them.
-const CONFIGS: [&str; 5] = ["nogc", "def", "pbl", "gtr", "rgc"];
-
-fn data(trace: &str) -> Value {
-    let all: Value = serde_json::from_str(DATA).unwrap();
-    all["traces"][trace].clone()
-}
-
-/// The workload of `trace` as the artifact ran it (the same requests, written from
-/// flashtail's replay of it).
-fn workload(trace: &str, t: &Value) -> Workload {
-    let replay = ReplayOptions {
-        loops: t["replay"]["loops"].as_u64().unwrap() as u32,
-        time_scale: t["replay"]["time_scale"].as_f64().unwrap(),
-        ..Default::default()
-    };
-    match trace {
-        "dtrs" => Workload::Trace { path: None, read: TraceOptions::default(), replay },
-        "tpcc30" => {
-            let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ttflash_artifact/tpcc-small.mqsim.zst"));
-            Workload::Trace { path: Some(path), read: TraceOptions { format: Some(Format::Mqsim), ..Default::default() }, replay }
-        }
-        _ => unreachable!(),
-    }
+fn data(trace: &str) -> ArtifactTrace {
+    Artifact::load().unwrap().trace(trace).unwrap().clone()
 }
 
 /// flashtail's run beside one artifact configuration: the `ttflash` preset, aged with the
 /// configuration's `flashtail_ratio` and not settled (the artifact collects from where its
 /// aging leaves each plane). The oracle is off: the integrity of these schemes is checked
 /// by the tests that exercise them, and it would double the memory of a 256 GB device.
-fn run(trace: &str, t: &Value, config: &str) -> RunReport {
-    let c = &t["configs"][config];
-    let ratio = c["flashtail_ratio"].as_f64().unwrap();
-    let scheme = c["flashtail_scheme"].as_str().unwrap();
-    let sets = [format!("precondition.ratio={ratio}"), "precondition.settle=false".to_string()];
-    let dev = overrides::apply_device(&presets::load("ttflash").unwrap(), &sets).unwrap();
-    let open = workload(trace, t).opener(&dev, dev.host_bytes()).unwrap();
-    let settings = RunSettings { oracle: false, ..Default::default() };
-    run_opened(&settings.spec(&dev, scheme), &open, None).unwrap_or_else(|e| panic!("{trace} {config} ({scheme}): {e}"))
-}
-
-/// (metric, flashtail, artifact) for one configuration.
-fn metrics(r: &RunReport, a: &Value) -> Vec<(&'static str, f64, f64)> {
-    let us = |ns: u64| ns as f64 / 1e3;
-    let per_gc = |moved: u64, victims: u64| if victims == 0 { 0.0 } else { moved as f64 / victims as f64 };
-    let f = |k: &str| a[k].as_f64().unwrap_or(0.0);
-    vec![
-        ("read p50", us(r.reads.p50_ns), f("read_p50_us")),
-        ("read p99", us(r.reads.p99_ns), f("read_p99_us")),
-        ("read p99.9", us(r.reads.p99_9_ns), f("read_p99_9_us")),
-        ("read p99.99", us(r.reads.p99_99_ns), f("read_p99_99_us")),
-        ("read max", us(r.reads.max_ns), f("read_max_us")),
-        ("write p50", us(r.writes.p50_ns), f("write_p50_us")),
-        ("write p99", us(r.writes.p99_ns), f("write_p99_us")),
-        ("GC victims", r.flash.gc_runs as f64, f("gc_victims")),
-        ("moved per victim", per_gc(r.flash.gc_pages_migrated, r.flash.gc_runs), f("valid_pages_moved_per_gc")),
-        ("erases", r.flash.erases as f64, f("erases")),
-    ]
+fn run(trace: &str, t: &ArtifactTrace, config: &str) -> RunReport {
+    let c = t.config(config).unwrap();
+    let dev = artifact::device(c.flashtail_ratio).unwrap();
+    let open = artifact::workload(trace, t, None).unwrap().opener(&dev, dev.host_bytes()).unwrap();
+    let settings = flashtail::job::RunSettings { oracle: false, ..Default::default() };
+    run_opened(&settings.spec(&dev, &c.flashtail_scheme), &open, None).unwrap_or_else(|e| panic!("{trace} {config} ({}): {e}", c.flashtail_scheme))
 }
 
 /// The ratio flashtail / artifact measured now (2 % outward) where flashtail misses the
@@ -113,20 +63,9 @@ fn known_gap(trace: &str, config: &str, metric: &str) -> Option<f64> {
     })
 }
 
-/// The target for one metric: NoGC p50 / p99 / p99.9 within 5 %, read tails within 25 %,
-/// GC work within 10 %; `None`: reported, not checked.
-fn target(config: &str, metric: &str) -> Option<f64> {
-    match metric {
-        "read p50" | "read p99" | "read p99.9" if config == "nogc" => Some(0.05),
-        "read p99" | "read p99.9" | "read p99.99" => Some(0.25),
-        "GC victims" | "moved per victim" if config != "nogc" => Some(0.10),
-        _ => None,
-    }
-}
-
 /// Checks one metric against its target or its known gap; the message names the breach.
 fn check(trace: &str, config: &str, metric: &str, ours: f64, theirs: f64) -> Option<String> {
-    let tol = target(config, metric)?;
+    let tol = artifact::target(config, metric)?;
     let ratio = if theirs == 0.0 { if ours == 0.0 { 1.0 } else { f64::INFINITY } } else { ours / theirs };
     let (lo, hi) = match known_gap(trace, config, metric) {
         None => (1.0 - tol, 1.0 + tol),
@@ -137,13 +76,6 @@ fn check(trace: &str, config: &str, metric: &str, ours: f64, theirs: f64) -> Opt
         let why = if known_gap(trace, config, metric).is_some() { "known gap" } else { "target" };
         format!("{trace} {config} {metric}: flashtail {ours:.3}, artifact {theirs:.3}, ratio {ratio:.3} outside {lo:.3}..{hi:.3} ({why})")
     })
-}
-
-/// The configurations from fastest to slowest read p99.
-fn order(p99: &[(&str, f64)]) -> Vec<String> {
-    let mut v = p99.to_vec();
-    v.sort_by(|a, b| a.1.total_cmp(&b.1));
-    v.into_iter().map(|(c, _)| c.to_string()).collect()
 }
 
 /// flashtail's order of read p99 measured now where it differs from the artifact's (on
@@ -162,19 +94,19 @@ fn validate(trace: &str) {
     let mut breaches = Vec::new();
     let (mut ours_p99, mut theirs_p99) = (Vec::new(), Vec::new());
     // The table is printed in one piece: the two traces' tests run side by side.
-    let mut table = format!("\nttFlash artifact vs flashtail, {trace} ({}):\n", t["trace"].as_str().unwrap());
+    let mut table = format!("\nttFlash artifact vs flashtail, {trace} ({}):\n", t.trace);
     let _ = writeln!(table, "{:<6} {:<12} {:<17} {:>14} {:>14} {:>8}  check", "config", "scheme", "metric", "artifact", "flashtail", "ratio");
     for config in CONFIGS {
-        let a = &t["configs"][config];
-        let scheme = a["flashtail_scheme"].as_str().unwrap();
+        let a = t.config(config).unwrap();
+        let scheme = a.flashtail_scheme.as_str();
         let r = run(trace, &t, config);
         assert_eq!(r.integrity.requests_completed, r.integrity.requests_submitted, "{trace} {config}: every request completes");
         if config == "nogc" {
             assert_eq!(r.flash.erases, 0, "{trace}: the no-GC counterpart must not reach the GC threshold");
         }
-        for (metric, ours, theirs) in metrics(&r, a) {
+        for artifact::Metric { name: metric, ours, theirs } in artifact::metrics(&r, a) {
             let ratio = if theirs == 0.0 { f64::NAN } else { ours / theirs };
-            let verdict = match (target(config, metric), check(trace, config, metric, ours, theirs)) {
+            let verdict = match (artifact::target(config, metric), check(trace, config, metric, ours, theirs)) {
                 (None, _) => "",
                 (Some(_), Some(b)) => {
                     breaches.push(b);
@@ -196,7 +128,7 @@ fn validate(trace: &str) {
             }
         }
     }
-    let (ours, theirs) = (order(&ours_p99), order(&theirs_p99));
+    let (ours, theirs) = (artifact::order(&ours_p99), artifact::order(&theirs_p99));
     let _ = writeln!(table, "read p99 order, fastest first: artifact {theirs:?}, flashtail {ours:?}");
     println!("{table}");
     let known: Option<Vec<String>> = known_order(trace).map(|k| k.iter().map(|s| s.to_string()).collect());
