@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The paper: rlgc (Kang et al., ACM TECS 2017) or splitgc (Nie et al., Electronics 2025).
+    /// The paper: rlgc (Kang et al., ACM TECS 2017), splitgc (Nie et al., Electronics 2025)
+    /// or wla (de Campos et al., IEEE Latin America Trans.).
     /// `--list` shows each with its expected run time.
     #[arg(required_unless_present = "list")]
     pub paper: Option<String>,
@@ -16,7 +17,7 @@ pub struct Args {
     pub quick: bool,
     /// A directory holding your own copies of the papers' real traces, found by their usual
     /// file names (home1.blkparse, webmail+online..., webusers-030409-033109.1.blkparse,
-    /// RBESQL / RadiusBackEndSQLServer..., MSNSFS / MSNStorageFileServer...: a name that
+    /// RBESQL / RadiusBackEndSQLServer..., MSNSFS / MSNStorageFileServer..., Financial1...: a name that
     /// starts with the workload's, then '.', '-' or '_'). Workloads without a file use the
     /// generated stand-ins.
     #[arg(long)]

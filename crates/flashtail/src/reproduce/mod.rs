@@ -2,7 +2,7 @@
 //! starting state, thresholds, comparators, metrics), the paper's numbers printed beside
 //! flashtail's, and one verdict per claim (`claim.rs`: direction, then magnitude).
 //!
-//! One file per paper (`rlgc.rs`, `splitgc.rs`), each a [`Paper`] in [`PAPERS`]; the shared
+//! One file per paper (`rlgc.rs`, `splitgc.rs`, `wla.rs`), each a [`Paper`] in [`PAPERS`]; the shared
 //! parts are the claim and its verdict rule (`claim.rs`) and running a cell of schemes on
 //! one device and workload with the usual report files (`runs.rs`). A later paper plugs in
 //! with one more file and one more entry in [`PAPERS`].
@@ -20,6 +20,7 @@ pub mod claim;
 pub mod rlgc;
 pub mod runs;
 pub mod splitgc;
+pub mod wla;
 
 use crate::report::ReportError;
 use claim::Claim;
@@ -78,7 +79,7 @@ pub struct Paper {
 }
 
 /// Every paper `reproduce` knows.
-pub const PAPERS: &[Paper] = &[rlgc::PAPER, splitgc::PAPER];
+pub const PAPERS: &[Paper] = &[rlgc::PAPER, splitgc::PAPER, wla::PAPER];
 
 /// The paper called `name`.
 pub fn paper(name: &str) -> Result<&'static Paper, ReproError> {

@@ -21,6 +21,8 @@ pub enum Workload {
     Gen(GenConfig),
     /// A real trace, replayed once, wrapped into the device's logical space.
     Trace(PathBuf),
+    /// The bundled DTRS slice (Microsoft production), replayed as recorded.
+    Dtrs,
 }
 
 impl Workload {
@@ -29,6 +31,7 @@ impl Workload {
         match self {
             Workload::Gen(c) => format!("generated stand-in, {} requests, seed {}", c.count.unwrap_or(0), c.seed),
             Workload::Trace(p) => format!("trace {}", p.display()),
+            Workload::Dtrs => "bundled DTRS slice (Microsoft production, 127,043 requests)".into(),
         }
     }
 }
@@ -60,6 +63,10 @@ pub fn run_cell(cell: &Cell) -> Result<Vec<RunReport>, ReproError> {
             Workload::Gen(c) => Generator::new(c.clone()).map(|g| Box::new(g) as Box<dyn RequestSource + Send>).map_err(|e| e.to_string()),
             Workload::Trace(p) => {
                 let src = crate::trace::open(p, &crate::trace::TraceOptions::default()).map_err(|e| format!("{}: {e}", p.display()))?;
+                Ok(crate::trace::replay(src, &crate::trace::ReplayOptions::default(), cap, page))
+            }
+            Workload::Dtrs => {
+                let src = crate::trace::embedded::dtrs(&crate::trace::TraceOptions::default());
                 Ok(crate::trace::replay(src, &crate::trace::ReplayOptions::default(), cap, page))
             }
         }
