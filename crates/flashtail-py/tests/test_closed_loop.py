@@ -63,8 +63,13 @@ def test_closed_loop_sweep(tmp_path):
     def mbps(t):
         return t[(t.op == "all") & (t.stat == "mb_per_s")].value.iloc[0]
 
-    assert mbps(closed) == pytest.approx(_all(flashtail.run("base", closed_loop="4x2", timing="ignore", **GEN))["mb_per_s"])
-    assert mbps(closed) != mbps(open_loop)
+    # 8 slots issued as they free move the same 3000 requests 3.6x faster than their arrivals
+    # (36.9 against 10.1 MB/s); with the trace's timing and 64 slots the device keeps up and
+    # every value is open loop's (the point ids differ: the host interface is part of them).
+    assert mbps(closed) > 3 * mbps(open_loop), (mbps(closed), mbps(open_loop))
+    paced = flashtail.sweep(spec, out=tmp_path / "paced", closed_loop=64).table
+    assert paced.point.iloc[0] != open_loop.point.iloc[0]
+    assert paced[["scheme", "op", "stat", "value"]].equals(open_loop[["scheme", "op", "stat", "value"]])
 
 
 def test_closed_loop_errors_are_the_cli_messages(cli_error):

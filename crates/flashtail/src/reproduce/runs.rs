@@ -1,5 +1,5 @@
 //! Running one cell of a reproduction: a set of schemes on one device and one workload (a
-//! generated stand-in, or the user's copy of the real trace), in parallel, with the usual
+//! generated stand-in, the user's copy of the real trace, or the bundled DTRS slice), in parallel, with the usual
 //! report files written for it. Also where a real trace is looked up by its usual name.
 //!
 //! Does not choose devices, workloads or schemes (the paper's module does) and judges
