@@ -19,7 +19,7 @@ pub struct Args {
     /// A directory holding your own copies of the papers' real traces, found by their usual
     /// file names (home1.blkparse, webmail+online..., webusers-030409-033109.1.blkparse,
     /// RBESQL / RadiusBackEndSQLServer..., MSNSFS / MSNStorageFileServer..., MSR Cambridge
-    /// hm_0.csv, src1_0.csv, rsrch_0.csv, hm_1.csv..., tpcc-small, financial1-50k: a name that starts with the
+    /// hm_0.csv, src1_0.csv, rsrch_0.csv, hm_1.csv..., tpcc-small, Financial1 / financial1-50k: a name that starts with the
     /// workload's, then '.', '-' or '_'). Workloads without a file use the bundled samples
     /// or generated stand-ins.
     #[arg(long)]

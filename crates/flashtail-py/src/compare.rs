@@ -36,6 +36,10 @@ struct Request {
     power_cut_at: Vec<u64>,
     #[serde(default)]
     no_cost: bool,
+    /// The closed-loop host interface, `QD` or `QDxQUEUES` (`--closed-loop`); `None`: open loop.
+    closed_loop: Option<String>,
+    /// With `closed_loop`: `trace` (the default) or `ignore` (`--timing`).
+    timing: Option<String>,
 }
 
 fn device_source(r: &Request) -> Result<DeviceSource, String> {
@@ -56,7 +60,8 @@ pub fn compare(py: Python<'_>, request: &str) -> PyResult<(String, String, Strin
     let dev = job::load_device(&device_source(&r).map_err(crate::err)?, &r.set).map_err(crate::err)?;
     let workload = r.workload.workload(Path::new("."), None).map_err(crate::err)?;
     let latency = r.latency.parse().map_err(crate::err)?;
-    let run = RunSettings { victim: r.victim.clone(), interconnect: r.interconnect.clone(), seed: r.seed, oracle: r.oracle, power_loss_every: r.power_loss_every, power_cut_at: r.power_cut_at.clone(), latency, ..RunSettings::default() };
+    let closed_loop = crate::closed_loop(r.closed_loop.as_deref(), r.timing.as_deref()).map_err(crate::err)?;
+    let run = RunSettings { victim: r.victim.clone(), interconnect: r.interconnect.clone(), seed: r.seed, oracle: r.oracle, power_loss_every: r.power_loss_every, power_cut_at: r.power_cut_at.clone(), latency, closed_loop, ..RunSettings::default() };
     let mut notes = Vec::new();
     let plan = job::plan(&dev, &workload, &r.schemes, &run, &mut |n| notes.push(n)).map_err(crate::err)?;
     let cancel = Cancel::new();

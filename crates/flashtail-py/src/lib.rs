@@ -16,6 +16,18 @@ mod sweep;
 
 pyo3::create_exception!(_native, FlashtailError, pyo3::exceptions::PyValueError, "An error in flashtail's input or run, in the command line's words.");
 
+/// The closed-loop host interface of `closed_loop=` (`QD` or `QDxQUEUES`) and `timing=`
+/// (`trace`, the default, or `ignore`), as `--closed-loop` and `--timing` give it; `None`:
+/// open loop. A timing without a closed loop is an error, as on the command line.
+pub(crate) fn closed_loop(queues: Option<&str>, timing: Option<&str>) -> Result<Option<flashtail::host::ClosedLoop>, String> {
+    use flashtail::host::{ClosedLoop, IssueTiming};
+    match (queues, timing) {
+        (Some(q), t) => Ok(Some(ClosedLoop::parse(q, IssueTiming::parse(t.unwrap_or("trace"))?)?)),
+        (None, Some(_)) => Err("timing applies to a closed loop: give closed_loop too, or leave timing out".into()),
+        (None, None) => Ok(None),
+    }
+}
+
 /// A library error (the command line's message) as a Python exception.
 pub(crate) fn err(msg: impl Into<String>) -> PyErr {
     FlashtailError::new_err(msg.into())

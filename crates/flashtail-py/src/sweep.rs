@@ -21,6 +21,20 @@ fn parse(kind: &str, text: &str, base: &str) -> PyResult<Sweep> {
     .map_err(crate::err)
 }
 
+/// The spec with `closed_loop=` / `timing=` (when given) in place of its `[run]`
+/// `closed_loop` / `timing`, checked.
+fn with_host(mut sw: Sweep, closed_loop: Option<String>, timing: Option<String>) -> PyResult<Sweep> {
+    if closed_loop.is_none() && timing.is_none() {
+        return Ok(sw);
+    }
+    let run = &mut sw.spec.run;
+    let queues = closed_loop.or_else(|| run.closed_loop.clone());
+    let timing = timing.or_else(|| run.timing.clone());
+    crate::closed_loop(queues.as_deref(), timing.as_deref()).map_err(crate::err)?;
+    (run.closed_loop, run.timing) = (queues, timing);
+    Ok(sw)
+}
+
 /// (table.csv, ci.csv, failures as (point label, error)) of an outcome.
 type Tables = (String, String, Vec<(String, String)>, f64);
 
@@ -30,11 +44,12 @@ fn tables(o: &SweepOutcome) -> PyResult<Tables> {
 }
 
 /// Runs every point here (threads: `jobs`, default one per core) and writes the tables into
-/// `out`.
+/// `out`; `closed_loop` / `timing` replace the spec's `[run]` ones when given.
 #[pyfunction]
-#[pyo3(signature = (kind, text, base, out, jobs=None, resume=false))]
-pub fn sweep_local(py: Python<'_>, kind: &str, text: &str, base: &str, out: &str, jobs: Option<usize>, resume: bool) -> PyResult<Tables> {
-    let sw = parse(kind, text, base)?;
+#[pyo3(signature = (kind, text, base, out, jobs=None, resume=false, closed_loop=None, timing=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_local(py: Python<'_>, kind: &str, text: &str, base: &str, out: &str, jobs: Option<usize>, resume: bool, closed_loop: Option<String>, timing: Option<String>) -> PyResult<Tables> {
+    let sw = with_host(parse(kind, text, base)?, closed_loop, timing)?;
     if jobs == Some(0) {
         return Err(crate::err("jobs must be at least 1"));
     }
@@ -44,11 +59,13 @@ pub fn sweep_local(py: Python<'_>, kind: &str, text: &str, base: &str, out: &str
     tables(&o)
 }
 
-/// The spec as JSON (what tasks receive), the number of points and the indices of the
-/// points to run (all, or those `out` has no record of when `resume`).
+/// The spec as JSON (what tasks receive, with `closed_loop` / `timing` in its `[run]` when
+/// given), the number of points and the indices of the points to run (all, or those `out`
+/// has no record of when `resume`).
 #[pyfunction]
-pub fn sweep_plan(kind: &str, text: &str, base: &str, out: &str, resume: bool) -> PyResult<(String, usize, Vec<usize>)> {
-    let sw = parse(kind, text, base)?;
+#[pyo3(signature = (kind, text, base, out, resume, closed_loop=None, timing=None))]
+pub fn sweep_plan(kind: &str, text: &str, base: &str, out: &str, resume: bool, closed_loop: Option<String>, timing: Option<String>) -> PyResult<(String, usize, Vec<usize>)> {
+    let sw = with_host(parse(kind, text, base)?, closed_loop, timing)?;
     let points = sweep::expand(&sw).map_err(crate::err)?;
     let out = Path::new(out);
     let pending = points.iter().filter(|p| !(resume && sweep::load_point(out, p).is_some())).map(|p| p.index).collect();

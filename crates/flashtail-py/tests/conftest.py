@@ -4,6 +4,7 @@ equality tests compare the Python package against (built by `cargo test --releas
 
 import os
 import pathlib
+import subprocess
 
 import pytest
 
@@ -21,3 +22,15 @@ def cli() -> str:
     if not os.path.exists(path):
         pytest.fail(f"the flashtail binary is not at {path}: build it first (cargo build --release -p flashtail-cli)")
     return path
+
+
+@pytest.fixture(scope="session")
+def cli_error(cli):
+    """The command line's error message for a failing invocation (its last stderr line)."""
+
+    def error(*args: str) -> str:
+        p = subprocess.run([cli, *args], capture_output=True, text=True)
+        assert p.returncode != 0
+        return p.stderr.strip().splitlines()[-1].removeprefix("error: ")
+
+    return error

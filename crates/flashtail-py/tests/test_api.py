@@ -82,12 +82,7 @@ def test_generated_workload_and_seed():
     assert not a.summary.equals(b.summary)
 
 
-def test_errors_are_the_cli_messages(cli):
-    def cli_error(*args):
-        p = subprocess.run([cli, *args], capture_output=True, text=True)
-        assert p.returncode != 0
-        return p.stderr.strip().splitlines()[-1].removeprefix("error: ")
-
+def test_errors_are_the_cli_messages(cli_error):
     with pytest.raises(flashtail.FlashtailError) as e:
         flashtail.compare(["base", "turbo"], window=(0, 1))
     assert str(e.value) == cli_error("compare", "--schemes", "base,turbo", "--window", "0:1")

@@ -83,6 +83,15 @@ def _without_none(value: Any) -> Any:
     return value
 
 
+def _closed_loop(value: Optional[Union[str, int]]) -> Optional[str]:
+    """``32``, ``"32"`` or ``"32x8"`` as ``--closed-loop`` takes it."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise FlashtailError("closed_loop: give a queue depth (32) or 'QDxQUEUES' ('32x8'), not a bool")
+    return str(value)
+
+
 def _device_fields(device: Optional[Device]) -> dict:
     if device is None:
         return {}
@@ -113,13 +122,18 @@ def compare(
     power_loss_every: int = 0,
     power_cut_at: Sequence[int] = (),
     no_cost: bool = False,
+    closed_loop: Optional[Union[str, int]] = None,
+    timing: Optional[str] = None,
 ) -> Result:
     """Several GC schemes on one device and workload, as ``flashtail compare`` runs them.
 
     Defaults are the command line's: every scheme that differs on the device and workload,
     the bundled DTRS slice, the ``dtrs-demo`` device, seed 1, the oracle on. ``device`` is a
     preset name, a TOML path or a dict (the keys of ``flashtail.device(name)``); ``set`` holds
-    overrides. Raises ``FlashtailError`` (a ``ValueError``) with the command line's message.
+    overrides. ``closed_loop`` (``32`` or ``"32x8"``: queue depth and queues) replays closed
+    loop as ``--closed-loop`` does, with ``timing`` ``"trace"`` (the default: the trace's
+    arrivals are a lower bound) or ``"ignore"`` (``--timing``); without it, open loop.
+    Raises ``FlashtailError`` (a ``ValueError``) with the command line's message.
     """
     if isinstance(schemes, str):
         schemes = [s for s in schemes.split(",")]
@@ -136,6 +150,8 @@ def compare(
         "power_loss_every": int(power_loss_every),
         "power_cut_at": [int(n) for n in power_cut_at],
         "no_cost": bool(no_cost),
+        "closed_loop": _closed_loop(closed_loop),
+        "timing": timing,
     }
     summary_json, summary_csv, cdf_csv, notes = _native.compare(json.dumps(request))
     return Result(summary_json, summary_csv, cdf_csv, notes)

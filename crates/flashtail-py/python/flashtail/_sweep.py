@@ -67,7 +67,8 @@ def _point_task(spec_json: str, base: str, index: int) -> Tuple[Optional[str], O
 
 
 def _run_ray(kind: str, text: str, base: str, out: str, resume: bool, address: Optional[str],
-             num_cpus: Optional[int], task_cpus: float, progress: Optional[Callable[[str], None]]):
+             num_cpus: Optional[int], task_cpus: float, progress: Optional[Callable[[str], None]],
+             closed_loop: Optional[str], timing: Optional[str]):
     import ray
 
     started = time.monotonic()
@@ -79,7 +80,7 @@ def _run_ray(kind: str, text: str, base: str, out: str, resume: bool, address: O
             ray.init(address=address, log_to_driver=False)
         started_here = True
     try:
-        spec_json, total, pending = _native.sweep_plan(kind, text, base, out, resume)
+        spec_json, total, pending = _native.sweep_plan(kind, text, base, out, resume, closed_loop, timing)
         task = ray.remote(num_cpus=task_cpus, max_retries=0)(_point_task)
         refs = {task.remote(spec_json, base, i): i for i in pending}
         results = []
@@ -114,6 +115,8 @@ def sweep(
     num_cpus: Optional[int] = None,
     task_cpus: float = 1,
     progress: Optional[Callable[[str], None]] = None,
+    closed_loop: Optional[Union[str, int]] = None,
+    timing: Optional[str] = None,
 ) -> SweepResult:
     """Runs a sweep spec (a TOML file's path, TOML text, or a dict of the same keys; see
     docs/sweeps.md) and writes its tables into ``out``.
@@ -123,17 +126,22 @@ def sweep(
     cluster at ``address`` (e.g. ``"auto"`` or ``"ray://head:10001"``) or, when Ray is not
     initialised and no address is given, starts a local one with ``num_cpus`` CPUs.
     ``resume=True`` reuses the points recorded in ``out`` by an earlier run of the same spec.
+    ``closed_loop`` (``32`` or ``"32x8"``) and ``timing`` (``"trace"`` or ``"ignore"``), when
+    given, replace the spec's ``[run]`` ``closed_loop`` and ``timing`` (as ``compare`` takes them).
     """
+    from . import _closed_loop
+
     kind, text, base = _spec_args(spec)
+    closed_loop = _closed_loop(closed_loop)
     out = os.fspath(out)
     if backend == "local":
         if address is not None or num_cpus is not None:
             raise _native.FlashtailError("address and num_cpus are for backend='ray'")
-        tables = _native.sweep_local(kind, text, base, out, jobs, resume)
+        tables = _native.sweep_local(kind, text, base, out, jobs, resume, closed_loop, timing)
     elif backend == "ray":
         if jobs is not None:
             raise _native.FlashtailError("jobs is for backend='local' (Ray places one task per point; see num_cpus, task_cpus)")
-        tables = _run_ray(kind, text, base, out, resume, address, num_cpus, task_cpus, progress)
+        tables = _run_ray(kind, text, base, out, resume, address, num_cpus, task_cpus, progress, closed_loop, timing)
     else:
         raise _native.FlashtailError(f"unknown backend '{backend}' (local or ray)")
     return SweepResult(out, *tables)

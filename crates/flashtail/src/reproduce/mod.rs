@@ -2,7 +2,7 @@
 //! starting state, thresholds, comparators, metrics), the paper's numbers printed beside
 //! flashtail's, and one verdict per claim (`claim.rs`: direction, then magnitude).
 //!
-//! One file per paper (`rlgc.rs`, `splitgc.rs`, `ttflash/`, `venice.rs`, `gcbypass.rs`), each a [`Paper`] in [`PAPERS`]; the shared
+//! One file per paper (`rlgc.rs`, `splitgc.rs`, `ttflash/`, `venice.rs`, `gcbypass.rs`, `wla.rs`), each a [`Paper`] in [`PAPERS`]; the shared
 //! parts are the claim and its verdict rule (`claim.rs`) and running a cell of schemes on
 //! one device and workload with the usual report files (`runs.rs`). A later paper plugs in
 //! with one more file and one more entry in [`PAPERS`].
@@ -24,6 +24,7 @@ pub mod runs;
 pub mod splitgc;
 pub mod ttflash;
 pub mod venice;
+pub mod wla;
 
 use crate::report::ReportError;
 use claim::Claim;
@@ -82,7 +83,7 @@ pub struct Paper {
 }
 
 /// Every paper `reproduce` knows.
-pub const PAPERS: &[Paper] = &[rlgc::PAPER, splitgc::PAPER, ttflash::PAPER, venice::PAPER, gcbypass::PAPER];
+pub const PAPERS: &[Paper] = &[rlgc::PAPER, splitgc::PAPER, ttflash::PAPER, venice::PAPER, gcbypass::PAPER, wla::PAPER];
 
 /// The paper called `name`.
 pub fn paper(name: &str) -> Result<&'static Paper, ReproError> {

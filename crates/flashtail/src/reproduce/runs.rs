@@ -1,5 +1,5 @@
 //! Running one cell of a reproduction: a set of schemes on one device and one workload (a
-//! generated stand-in, or the user's copy of the real trace), in parallel, with the usual
+//! generated stand-in, the user's copy of the real trace, or the bundled DTRS slice), in parallel, with the usual
 //! report files written for it. Also where a real trace is looked up by its usual name.
 //!
 //! Does not choose devices, workloads or schemes (the paper's module does) and judges
@@ -24,6 +24,8 @@ pub enum Workload {
     /// The bundled MSR `hm_0` sample (`trace::embedded::hm0`), replayed with these options
     /// (loops on fresh addresses, speed), wrapped into the device's logical space.
     Hm0Sample(crate::trace::ReplayOptions),
+    /// The bundled DTRS slice (Microsoft production), replayed as recorded.
+    Dtrs,
 }
 
 impl Workload {
@@ -33,6 +35,7 @@ impl Workload {
             Workload::Gen(c) => format!("generated stand-in, {} requests, seed {}", c.count.unwrap_or(0), c.seed),
             Workload::Trace(p) => format!("trace {}", p.display()),
             Workload::Hm0Sample(r) => format!("bundled MSR hm_0 sample (1,000 requests) x {} loops at {}x speed", r.loops, r.time_scale),
+            Workload::Dtrs => "bundled DTRS slice (Microsoft production, 127,043 requests)".into(),
         }
     }
 }
@@ -79,6 +82,10 @@ pub fn run_specs(cell: &Cell, specs: Vec<RunSpec>) -> Result<Vec<RunReport>, Rep
                 Ok(crate::trace::replay(src, &crate::trace::ReplayOptions::default(), cap, page))
             }
             Workload::Hm0Sample(r) => Ok(crate::trace::replay(crate::trace::embedded::hm0(&crate::trace::TraceOptions::default()), r, cap, page)),
+            Workload::Dtrs => {
+                let src = crate::trace::embedded::dtrs(&crate::trace::TraceOptions::default());
+                Ok(crate::trace::replay(src, &crate::trace::ReplayOptions::default(), cap, page))
+            }
         }
     };
     let mut reports = Vec::with_capacity(specs.len());

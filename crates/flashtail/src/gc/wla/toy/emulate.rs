@@ -5,8 +5,9 @@
 //! What it models: what choosing among random blocks actually gains, with reproducible seeds
 //! per (seed, valid %, batch) and steps run in parallel (rayon). What it does not: blocks that
 //! evolve under a workload, queues or device timing (the simulator's `wla` victim policy is
-//! the real thing), or the public C emulator's defects (see the `toy` module doc). The exact
-//! samplers it draws blocks with are in `sampling.rs`.
+//! the real thing), or the public C emulator's defects (see the `toy` module doc; they are
+//! available on request, [`Emulator::PaperDefects`], in `defects.rs`). The exact samplers it
+//! draws blocks with are in `sampling.rs`.
 
 use super::sampling::{binomial_cdf, hypergeometric, ln_factorials, sample_cdf, splitmix64};
 use super::{gain_of, pick_lowest, ToyLevels, MAX_BLOCKS, MAX_PAGES_PER_BLOCK};
@@ -21,6 +22,18 @@ pub enum ValidLayout {
     Exact,
     /// each page valid independently with probability pct%
     Bernoulli,
+}
+
+/// Which emulation [`emulate`] runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Emulator {
+    /// Distinct picks, greedy vanilla, fresh totals per batch (this module's doc).
+    #[default]
+    Corrected,
+    /// The public C emulator's selection and accounting, defects included (`defects.rs`):
+    /// WLA charges the single cheapest block `k` times, vanilla costs the pool's first `k`
+    /// blocks, totals accumulate across batches. Seeded like [`Emulator::Corrected`].
+    PaperDefects,
 }
 
 /// Parameters of [`emulate`].
@@ -43,6 +56,8 @@ pub struct EmulateParams {
     pub layout: ValidLayout,
     /// Valid-page percentages to run, each in 0..=100.
     pub steps_pct: Vec<u32>,
+    /// Corrected emulation, or the public C emulator's defects.
+    pub emulator: Emulator,
 }
 
 impl Default for EmulateParams {
@@ -58,6 +73,7 @@ impl Default for EmulateParams {
             seed: 1,
             layout: ValidLayout::Exact,
             steps_pct: (1..=20).map(|i| i * 5).collect(),
+            emulator: Emulator::Corrected,
         }
     }
 }
@@ -99,12 +115,12 @@ pub fn check(levels: &ToyLevels, p: &EmulateParams) -> Result<(), String> {
 }
 
 /// The seed of one (valid %, batch) pool.
-fn pool_seed(seed: u64, pct: u32, batch: u32) -> u64 {
+pub(super) fn pool_seed(seed: u64, pct: u32, batch: u32) -> u64 {
     splitmix64(splitmix64(splitmix64(seed) ^ u64::from(pct)) ^ u64::from(batch))
 }
 
 /// How one step draws a block's per-level valid counts.
-enum Sampler {
+pub(super) enum Sampler {
     /// Every level holds this many valid pages (0% and 100%).
     Const(u32),
     /// Exactly this many valid pages per block, uniformly placed.
@@ -114,14 +130,16 @@ enum Sampler {
 }
 
 /// Validated parameters plus the tables every step shares.
-struct Ctx<'a> {
-    p: &'a EmulateParams,
-    costs: Vec<f64>,
-    erase: f64,
+pub(super) struct Ctx<'a> {
+    pub(super) p: &'a EmulateParams,
+    pub(super) costs: Vec<f64>,
+    /// Read cost of a page by level (the C emulator's selection key counts only these).
+    pub(super) read: Vec<f64>,
+    pub(super) erase: f64,
     /// Pages per level in a block.
     per_level: u32,
     /// Blocks each policy picks.
-    k: usize,
+    pub(super) k: usize,
     /// `ln(k!)` for `k = 0..=pages_per_block`.
     lf: Vec<f64>,
 }
@@ -175,6 +193,7 @@ impl<'a> Ctx<'a> {
         Ok(Ctx {
             p,
             costs: (0..levels.read.len()).map(|l| levels.page_cost(l)).collect(),
+            read: levels.read.clone(),
             erase: levels.erase,
             per_level: p.pages_per_block / bits,
             k,
@@ -182,7 +201,7 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    fn sampler(&self, pct: u32) -> Sampler {
+    pub(super) fn sampler(&self, pct: u32) -> Sampler {
         match (pct, self.p.layout) {
             (0, _) => Sampler::Const(0),
             (100, _) => Sampler::Const(self.per_level),
@@ -199,7 +218,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// One block's per-level valid counts, into `counts[..bits]`.
-    fn draw_block<R: Rng>(&self, rng: &mut R, sampler: &Sampler, counts: &mut [u32]) {
+    pub(super) fn draw_block<R: Rng>(&self, rng: &mut R, sampler: &Sampler, counts: &mut [u32]) {
         match sampler {
             Sampler::Const(c) => counts.fill(*c),
             Sampler::Binomial(cdf) => counts.iter_mut().for_each(|c| *c = sample_cdf(rng, cdf)),
@@ -217,6 +236,9 @@ impl<'a> Ctx<'a> {
     }
 
     fn step(&self, pct: u32) -> EmulateStep {
+        if self.p.emulator == Emulator::PaperDefects {
+            return super::defects::step(self, pct);
+        }
         let sampler = self.sampler(pct);
         let blocks = self.p.blocks;
         let mut latency = vec![0.0; blocks];

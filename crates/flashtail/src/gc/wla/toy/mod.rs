@@ -27,8 +27,10 @@
 //!
 //! # Deliberate departures from the public C emulator
 //! The paper's Section IV-B numbers (up to 55% at 5% valid, 17.7% on average) come from
-//! `codes/src/equation.c` in github.com/campescassiano/ieee-latin-america-wla-gc-paper. Its
-//! defects are NOT reproduced, because each one changes the measurement:
+//! `codes/src/equation.c` in github.com/campescassiano/ieee-latin-america-wla-gc-paper. By
+//! default its defects are NOT reproduced, because each one changes the measurement; the
+//! first three are available on request ([`Emulator::PaperDefects`], `defects.rs`) to show
+//! that they make the paper's numbers:
 //! - Its WLA loop never resets its running minimum after a pick, so after the first pick no
 //!   unselected block is lower and it copies the same cheapest block again and again: its WLA
 //!   total is `k x` the single best block, which inflates the gain. Here each policy picks `k`
@@ -44,7 +46,8 @@
 //!   parameters, same numbers, and a step's numbers do not depend on which other steps run.
 //! - Its constants are not Table I's (read weights 1/2/3/4, a flat write weight 2, erase 9, and
 //!   a selection weight of read terms only). Here the costs are [`ToyLevels`] (Table I by
-//!   default) and WLA's key is the full latency.
+//!   default) and WLA's key is the full latency; [`ToyLevels::c_emulator`] gives its
+//!   constants, and the defects mode keys on read terms as it does.
 //!
 //! # Sampling
 //! A block's latency depends only on how many valid pages each level holds, and every level
@@ -58,15 +61,17 @@
 //! # Files
 //! `mod.rs` holds the cost model shared by both experiments ([`ToyLevels`], [`level_of`],
 //! [`gain_of`]) and the victim pick ([`pick_lowest`]); `analytic.rs` is Section IV-A
-//! ([`analytic`]); `emulate.rs` is Section IV-B ([`emulate`]); `sampling.rs` holds the exact
-//! discrete samplers `emulate.rs` draws blocks with.
+//! ([`analytic`]); `emulate.rs` is Section IV-B ([`emulate`]); `defects.rs` is Section IV-B
+//! as the C emulator computes it; `sampling.rs` holds the exact discrete samplers both draw
+//! blocks with.
 
 mod analytic;
+mod defects;
 mod emulate;
 mod sampling;
 
 pub use analytic::{analytic, Analytic, FillStep};
-pub use emulate::{check as check_emulate, emulate, EmulateParams, EmulateStep, ValidLayout};
+pub use emulate::{check as check_emulate, emulate, EmulateParams, EmulateStep, Emulator, ValidLayout};
 
 /// Most levels per cell the model supports (QLC).
 pub const MAX_LEVELS: usize = 4;
@@ -93,6 +98,16 @@ impl ToyLevels {
             read: vec![1.0, 2.0, 2.5, 3.0],
             program: vec![2.0, 3.0, 3.5, 4.0],
             erase: 60.0,
+        }
+    }
+
+    /// The public C emulator's constants (`codes/include/ssd.h`), not Table I's: read
+    /// weights 1/2/3/4, a flat write weight of 2, erase 9.
+    pub fn c_emulator() -> ToyLevels {
+        ToyLevels {
+            read: vec![1.0, 2.0, 3.0, 4.0],
+            program: vec![2.0; 4],
+            erase: 9.0,
         }
     }
 
