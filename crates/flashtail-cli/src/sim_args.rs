@@ -114,7 +114,9 @@ pub struct RunOptions {
     #[arg(long, value_name = "QD[xQUEUES]")]
     pub closed_loop: Option<String>,
     /// With --closed-loop: `trace` issues a request no earlier than its trace arrival (the
-    /// trace's timing is a lower bound); `ignore` issues it as soon as its slot frees.
+    /// trace's timing is a lower bound); `ignore` issues it as soon as its slot frees;
+    /// `arrival` issues as `trace` does and counts latency from the trace arrival (the wait
+    /// for a slot included, as SSDsim measures).
     #[arg(long, default_value = "trace", value_parser = flashtail::host::IssueTiming::NAMES, requires = "closed_loop")]
     pub timing: String,
 }

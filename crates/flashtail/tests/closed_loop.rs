@@ -180,3 +180,22 @@ fn closed_loop_is_refused_with_power_cuts() {
     let e = Simulation::new(tiny(), s, opts).err().expect("refused").to_string();
     assert!(e.contains("closed-loop") && e.contains("power cuts"), "{e}");
 }
+
+#[test]
+fn arrival_timing_counts_the_wait_for_a_slot() {
+    // QD 1, ten one-page reads of plane 0 all at time 0: each is issued when the one before
+    // completes (tR + transfer = 90.96 us apart). `trace` counts each from its issue;
+    // `arrival` from time 0, as SSDsim does behind its host queue.
+    let dev = tiny();
+    let reqs: Vec<HostRequest> = (0..10).map(|_| HostRequest::new(Nanos(0), 0, PAGE, Op::Read)).collect();
+    let issue = run_with(&dev, closed(1, 1, IssueTiming::Trace), reqs.clone());
+    let arrival = run_with(&dev, closed(1, 1, IssueTiming::Arrival), reqs);
+    assert_eq!((issue.reads.min_ns, issue.reads.max_ns), (TR + XFER, TR + XFER));
+    assert_eq!((arrival.reads.min_ns, arrival.reads.max_ns), (TR + XFER, 10 * (TR + XFER)));
+    assert_eq!(arrival.reads.mean_ns, 5.5 * (TR + XFER) as f64);
+    // The same device work and the same host wait (0 + 1 + ... + 9 reads' time).
+    assert_eq!(issue.throughput.span_ns, arrival.throughput.span_ns);
+    assert_eq!(issue.throughput.host_wait_ns, 45 * (TR + XFER));
+    assert_eq!(arrival.throughput.host_wait_ns, 45 * (TR + XFER));
+    assert_eq!(arrival.throughput.host_interface, "closed loop, QD 1 × 1 queue, arrival timing");
+}

@@ -170,6 +170,26 @@ fn blocking_gc_holding_the_channel_delays_a_read_of_another_plane_until_the_eras
     assert!(e.contains("ftl.blocking_gc_holds") && e.contains("unit") && e.contains("channel"), "{e}");
 }
 
+/// `ftl.gc_copyback`: base's blocking GC moves its pages by copyback (tR + tPROG, no
+/// transfers; tiny's copyback command takes no channel time) and, holding the channel, keeps
+/// the read of plane 1 waiting until the first victim's erase is issued, as the ttFlash
+/// artifact's `def` does.
+#[test]
+fn copyback_moves_shorten_a_victim_and_still_hold_the_channel() {
+    let (reqs, gc_start, arrival) = two_victims_and_a_read(2);
+    let mv = TR + TPROG;
+    let dev = apply_device(&tiny(), &["ftl.blocking_gc_holds=channel".into(), "ftl.gc_copyback=true".into()]).unwrap();
+    let r = run(&dev, "base", reqs, 1);
+    assert_eq!((r.flash.erases, r.flash.gc_pages_migrated, r.flash.copybacks), (2, 2, 2));
+    assert_eq!(r.reads.max_ns, gc_start + mv + XFER - arrival, "the read's data out waits for the copyback");
+    assert_eq!(r.waits.reads_waited_on_gc, 1);
+    assert_eq!(extra(&r, "gc_channel_holds"), 2);
+    assert_eq!(extra(&r, "gc_channel_held_ns"), 2 * mv);
+    assert_eq!(r.integrity.violations, 0);
+    let t = flashtail::config::presets::load("ttflash").unwrap();
+    assert!(t.ftl.gc_copyback, "the ttflash preset moves by copyback, as the artifact");
+}
+
 /// A write to plane 1 takes channel 0 at t = 0; a write to plane 0 comes at 10 µs (its
 /// transfer would wait until 40.96 µs) and a read of plane 0 at 20 µs.
 /// - `unit-free`: the second write holds plane 0 while it waits, then programs; the read

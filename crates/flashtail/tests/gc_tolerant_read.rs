@@ -6,10 +6,12 @@
 //! (c) a member read's GC wait is the request's (wait causes, `reads_waited_on_gc`);
 //! (d) no duplicate member reads: the request's own reads feed the rebuild, and a second read
 //!     of the page joins the rebuild in flight;
-//! (e) DTRS at the GC-bound aging: `ttflash-gtr` beats `ttflash-pbl` at read p99.
+//! (e) DTRS at the GC-bound aging: `ttflash-gtr` beats `ttflash-pbl` at read p99;
+//! (f) `ttflash.gtr_cost`: the artifact's cost (member reads summed) lets a one-page read
+//!     wait out the end of an erase that the queued estimate rebuilds around.
 mod common;
 use common::*;
-use flashtail::config::SeveralGc;
+use flashtail::config::{GtrCost, SeveralGc};
 use flashtail::{DeviceConfig, HostRequest, Nanos, Op, RunReport};
 
 const MS: u64 = 1_000_000;
@@ -190,6 +192,48 @@ fn a_rebuild_reads_no_member_twice() {
     assert_eq!(apart.flash.host_pages_read, 5 * 6 + 6 * 7);
     assert_eq!(shared.integrity.violations, 0);
     assert_eq!(apart.integrity.violations, 0);
+}
+
+/// Channel 1 collects from about 46 ms (a 50 ms erase); one-page reads of the static
+/// stripe's page on channel 1 every 100 us from 90 ms to 100 ms, through the erase's end.
+fn reads_through_erase_end() -> Vec<HostRequest> {
+    let mut v = vec![write(0, lpn_on(1, STATIC), 7)];
+    v.extend(stream(1, 1, 47));
+    v.extend((0..100).map(|k| read(90 * MS + k * 100_000, lpn_on(1, STATIC), 1)));
+    sorted(v)
+}
+
+#[test]
+fn the_artifacts_cost_sums_the_member_reads() {
+    let dev = dev8();
+    let queued = run(&dev, "ttflash-gtr", reads_through_erase_end(), 1);
+    let artifact = run(&with(&dev, |t| t.gtr_cost = GtrCost::Artifact), "ttflash-gtr", reads_through_erase_end(), 1);
+    let show = |r: &RunReport| {
+        format!(
+            "rebuilt {} joined {} extra {} reads max {} mean {:.0} waited on GC {}",
+            extra(r, "gtr_rebuilt_reads"),
+            extra(r, "gtr_joined_rebuilds"),
+            extra(r, "gtr_extra_page_reads"),
+            r.reads.max_ns,
+            r.reads.mean_ns,
+            r.waits.reads_waited_on_gc
+        )
+    };
+    eprintln!("queued:   {}\nartifact: {}", show(&queued), show(&artifact));
+    // A one-page read adds 7 member reads (6 data pages and the parity), each 50 us read +
+    // 40.96 us transfer: 636.72 us + 10 us XOR under the artifact's cost, against 100.96 us
+    // for the slowest (idle) member read under the queued estimate. Reads arriving with less
+    // than that left of the erase wait for it instead of being rebuilt.
+    // Reads 100 us apart: the six that arrive with between 100.96 and 646.72 us of the
+    // erase left wait for it under the artifact's cost, as does the one with less left
+    // under both.
+    assert_eq!(extra(&queued, "gtr_rebuilt_reads"), 45);
+    assert_eq!(extra(&artifact, "gtr_rebuilt_reads"), 39);
+    assert_eq!((queued.waits.reads_waited_on_gc, artifact.waits.reads_waited_on_gc), (1, 7));
+    assert!(artifact.reads.max_ns > queued.reads.max_ns, "max read: artifact {} queued {}", artifact.reads.max_ns, queued.reads.max_ns);
+    assert!(artifact.reads.max_ns <= 646_720 + 90_960 + 1, "a read waits at most the cost's worth of erase: {}", artifact.reads.max_ns);
+    assert_eq!(queued.integrity.violations, 0);
+    assert_eq!(artifact.integrity.violations, 0);
 }
 
 /// (e) The bundled DTRS slice on the artifact's device aged until every plane starts below

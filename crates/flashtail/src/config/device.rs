@@ -118,6 +118,12 @@ pub struct FtlConfig {
     /// channel, until the victim's erase is issued (docs/gc-scheduling.md).
     #[serde(default)]
     pub blocking_gc_holds: crate::config::GcHold,
+    /// Every scheme's GC moves valid pages by intra-plane copyback (command + tR + tPROG, no
+    /// data on the channel), not only the ttFlash family's; a blocking GC that holds its
+    /// channel (`blocking_gc_holds = "channel"`) still holds it: the ttFlash artifact's
+    /// `def` (docs/gc-scheduling.md).
+    #[serde(default)]
+    pub gc_copyback: bool,
     /// Whether a die-wide execution unit (`unit = "die"`) runs queued operations of the same
     /// kind on its planes as one multi-plane command (docs/devices.md).
     #[serde(default)]

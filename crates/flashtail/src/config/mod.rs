@@ -12,4 +12,4 @@ pub mod scheduling;
 pub mod ttflash;
 pub use device::{Allocation, BufferConfig, DeviceConfig, FootprintFill, FtlConfig, MultiPlane, Precondition, RainParity, Spread, UnitOfExecution, UnwrittenReads, VictimsPerTrigger};
 pub use scheduling::{GcHold, QueueOrder, SchedulerConfig, WriteStart};
-pub use ttflash::{RotationRule, SeveralGc, TtflashConfig};
+pub use ttflash::{GtrCost, RotationRule, SeveralGc, TtflashConfig};

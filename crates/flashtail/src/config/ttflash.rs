@@ -41,6 +41,22 @@ pub enum SeveralGc {
     Refuse,
 }
 
+/// How the GC-tolerant read weighs the member reads a rebuild adds against the GC time it
+/// avoids (`ttflash.gtr_cost`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GtrCost {
+    /// The member reads run in parallel on their planes: the cost is the slowest one's
+    /// estimated end (its plane's queue, remaining GC, read and transfer).
+    #[default]
+    Queued,
+    /// The artifact's `convert_to_seq` (its ssd.c): every member read the request does not
+    /// make itself costs one read and one page transfer, summed as if in series and whatever
+    /// the queues (a one-page read adds 7: six data pages and the parity); a member on
+    /// another collecting plane adds its remaining GC once (the longest of them).
+    Artifact,
+}
+
 /// ttFlash's decision rules (`[ttflash]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -58,11 +74,13 @@ pub struct TtflashConfig {
     /// A rebuild reads a member the same request already reads once (the request's own
     /// read serves both), and two reads of the same page share one rebuild of its stripe.
     pub gtr_share_reads: bool,
+    /// How a rebuild's member reads are costed against the GC time left.
+    pub gtr_cost: GtrCost,
 }
 
 impl Default for TtflashConfig {
     fn default() -> TtflashConfig {
-        TtflashConfig { rotation: RotationRule::Artifact, rotation_chips_below_hard: 0.30, gtr_several_gc: SeveralGc::Longest, gtr_at_gc_start: true, gtr_share_reads: true }
+        TtflashConfig { rotation: RotationRule::Artifact, rotation_chips_below_hard: 0.30, gtr_several_gc: SeveralGc::Longest, gtr_at_gc_start: true, gtr_share_reads: true, gtr_cost: GtrCost::Queued }
     }
 }
 

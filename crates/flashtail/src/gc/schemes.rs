@@ -20,6 +20,9 @@ pub struct Scheme {
     pub rain: bool,
     /// Rebuild reads that would wait on a GC'ing plane from their stripe (needs `rain`).
     pub gc_tolerant_read: bool,
+    /// ttFlash's rotating GC (`ttflash-rgc`, `ttflash`): at most one collecting plane per
+    /// stripe group while rotation holds.
+    pub rotating: bool,
     /// ttFlash's capacitor-backed stripe buffer with GC-avoiding flushes (needs `rain`).
     pub gc_tolerant_flush: bool,
     /// The transfer path: shared channel buses, the Venice mesh, or the mesh with GC bypass.
@@ -114,12 +117,13 @@ pub fn build_scheme(name: &str, victim: Option<&str>, seed: u64) -> Result<Schem
         }
     };
     let gc_tolerant_flush = name == "ttflash";
+    let rotating = matches!(name, "ttflash-rgc" | "ttflash");
     let interconnect = match name {
         "venice" => Interconnect::Venice,
         "gc-bypass" => Interconnect::GcBypass,
         _ => Interconnect::Bus,
     };
-    Ok(Scheme { name: name.to_string(), gc, victim: v, copyback, ideal, rain, gc_tolerant_read: gtr, gc_tolerant_flush, interconnect, content })
+    Ok(Scheme { name: name.to_string(), gc, victim: v, copyback, ideal, rain, gc_tolerant_read: gtr, rotating, gc_tolerant_flush, interconnect, content })
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@
 //! (in order: a request waiting for a full queue holds back the ones after it). Its issue
 //! time is, with `timing = trace`, the later of its trace arrival and the moment its slot
 //! freed (the trace's timing is a lower bound), or with `timing = ignore`, the moment its slot
-//! freed (the first request issues at its trace arrival). Latency counts from issue to
-//! completion: MQSim's *device response time* (completion − `Enqueue_time`, the time the
+//! freed (the first request issues at its trace arrival), or with `timing = arrival` as with
+//! `trace`. Latency counts from issue to completion (with `arrival`: from the trace arrival,
+//! the host's wait for a slot included, SSDsim's measure): MQSim's *device response time* (completion − `Enqueue_time`, the time the
 //! request entered the submission queue), not its *end-to-end delay*, which adds the time a
 //! request waited in the host for a slot; flashtail reports that wait separately
 //! (`throughput.host_wait_ns`).
@@ -30,16 +31,21 @@ pub enum IssueTiming {
     Trace,
     /// Issue as soon as a slot frees; the timestamps only order the requests.
     Ignore,
+    /// As `Trace`, but latency counts from the trace arrival: the wait for a slot is part
+    /// of it (end-to-end delay, as SSDsim, and so the ttFlash artifact, measures behind its
+    /// 32-request host queue, `queue_length`).
+    Arrival,
 }
 
 impl IssueTiming {
-    pub const NAMES: [&'static str; 2] = ["trace", "ignore"];
+    pub const NAMES: [&'static str; 3] = ["trace", "ignore", "arrival"];
 
     pub fn parse(s: &str) -> Result<IssueTiming, String> {
         match s {
             "trace" => Ok(IssueTiming::Trace),
             "ignore" => Ok(IssueTiming::Ignore),
-            _ => Err(format!("unknown issue timing '{s}' (known: trace, ignore)")),
+            "arrival" => Ok(IssueTiming::Arrival),
+            _ => Err(format!("unknown issue timing '{s}' (known: trace, ignore, arrival)")),
         }
     }
 
@@ -47,6 +53,7 @@ impl IssueTiming {
         match self {
             IssueTiming::Trace => "trace",
             IssueTiming::Ignore => "ignore",
+            IssueTiming::Arrival => "arrival",
         }
     }
 }
@@ -131,7 +138,7 @@ pub struct Queues {
     /// `timing = ignore`: the first request's trace arrival, the earliest issue time.
     origin: Option<Nanos>,
     /// Summed time requests waited in the host for a slot: issue − trace arrival, `trace`
-    /// timing only (with `ignore` the timestamps mean nothing).
+    /// and `arrival` timing only (with `ignore` the timestamps mean nothing).
     pub host_wait_ns: u64,
 }
 
@@ -155,13 +162,19 @@ impl Queues {
     /// request issued).
     pub fn issue_time(&mut self, arrival: Nanos, now: Nanos) -> Nanos {
         match self.cfg.timing {
-            IssueTiming::Trace => {
+            IssueTiming::Trace | IssueTiming::Arrival => {
                 let at = arrival.max(now);
                 self.host_wait_ns += (at - arrival).0;
                 at
             }
             IssueTiming::Ignore => now.max(*self.origin.get_or_insert(arrival)),
         }
+    }
+
+    /// Whether latency counts from the trace arrival (`arrival` timing) rather than the issue.
+    #[inline]
+    pub fn latency_from_arrival(&self) -> bool {
+        self.cfg.timing == IssueTiming::Arrival
     }
 
     /// The next request was issued into request slot `slot`.

@@ -78,6 +78,10 @@ pub struct ArtifactConfig {
     pub erases: u64,
     /// `None` without GC.
     pub valid_pages_moved_per_gc: Option<f64>,
+    /// Device settings the flashtail run beside it adds (`KEY=VALUE`: the artifact's DRAM
+    /// write buffer for its RAID-less and non-ttFlash configurations).
+    #[serde(default)]
+    pub flashtail_sets: Vec<String>,
 }
 
 impl Artifact {
@@ -119,12 +123,17 @@ pub fn workload(name: &str, t: &ArtifactTrace, path: Option<PathBuf>) -> Result<
     }
 }
 
-/// The `ttflash` preset aged with `ratio` and not settled: every plane starts where the
-/// aging leaves it, as the artifact's do.
-pub fn device(ratio: f64) -> Result<DeviceConfig, String> {
-    let sets = [format!("precondition.ratio={ratio}"), "precondition.settle=false".to_string()];
+/// The `ttflash` preset aged with `ratio` and not settled (every plane starts where the
+/// aging leaves it, as the artifact's do), with the configuration's `extra` settings.
+pub fn device(ratio: f64, extra: &[String]) -> Result<DeviceConfig, String> {
+    let mut sets = vec![format!("precondition.ratio={ratio}"), "precondition.settle=false".to_string()];
+    sets.extend(extra.iter().cloned());
     overrides::apply_device(&presets::load("ttflash")?, &sets)
 }
+
+/// The artifact's host (SSDsim's `queue_length`, ssd.c): at most 32 requests outstanding,
+/// the rest wait in the host, and latency counts from the trace arrival.
+pub const HOST: crate::host::ClosedLoop = crate::host::ClosedLoop { queue_depth: 32, queues: 1, timing: crate::host::IssueTiming::Arrival };
 
 /// One metric of a configuration: name, flashtail's value, the artifact's.
 #[derive(Clone, Debug, PartialEq)]

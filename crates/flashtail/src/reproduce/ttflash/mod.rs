@@ -12,6 +12,9 @@
 //!   that puts every plane under the soft threshold from the first write, as the artifact's
 //!   raised aging does. Full ttFlash (+GC-tolerant flush) runs at +RGC's aging. Financial1,
 //!   for which the artifact has no figures, takes DTRS's agings.
+//! - Host and buffer: the artifact's (SSDsim's host keeps at most 32 requests outstanding
+//!   and counts latency from the trace arrival: [`artifact::HOST`]); Base, +PBL, +GTR and
+//!   +RGC get the artifact's 64 MiB DRAM write buffer (the settings kept with its figures).
 //! - Configurations (the paper's steps): NoGC (`ttflash` unaged: RAIN, stripe buffer, no GC
 //!   reached; the artifact's `nogc`), Base (`base`: channel-blocking GC; `def`), +PBL
 //!   (`ttflash-pbl`: RAIN and plane-blocking copyback GC; `pbl`), +GTR (`ttflash-gtr`; `gtr`),
@@ -68,6 +71,8 @@ pub struct Role {
     pub scheme: String,
     /// `precondition.ratio`.
     pub ratio: f64,
+    /// Extra device settings (the artifact's DRAM write buffer, from its figures' file).
+    pub sets: Vec<String>,
 }
 
 /// The runs of one trace, from the artifact's configurations of `t`.
@@ -75,12 +80,13 @@ pub fn roles(t: &ArtifactTrace) -> Result<Vec<Role>, String> {
     let mut out = Vec::new();
     for (name, label) in artifact::CONFIGS.into_iter().zip(["NoGC", "Base", "+PBL", "+GTR", "+RGC"]) {
         let c = t.config(name)?;
-        out.push(Role { name, label, scheme: c.flashtail_scheme.clone(), ratio: c.flashtail_ratio });
+        out.push(Role { name, label, scheme: c.flashtail_scheme.clone(), ratio: c.flashtail_ratio, sets: c.flashtail_sets.clone() });
     }
     let rgc = t.config("rgc")?.flashtail_ratio;
     let nogc = t.config("nogc")?.flashtail_ratio;
-    out.push(Role { name: "ttflash", label: "ttFlash", scheme: "ttflash".into(), ratio: rgc });
-    out.push(Role { name: "nogc-plain", label: "NoGC, no RAIN", scheme: "nogc".into(), ratio: nogc });
+    // ttFlash has its own stripe buffer; NoGC writes through, as the artifact's nogc.
+    out.push(Role { name: "ttflash", label: "ttFlash", scheme: "ttflash".into(), ratio: rgc, sets: Vec::new() });
+    out.push(Role { name: "nogc-plain", label: "NoGC, no RAIN", scheme: "nogc".into(), ratio: nogc, sets: Vec::new() });
     Ok(out)
 }
 
@@ -168,10 +174,11 @@ fn plans(opts: &Options, art: &Artifact, skipped: &mut Vec<String>) -> Result<Ve
 /// Runs one trace's roles in parallel and writes its report files.
 fn run_trace(plan: &Plan, roles: &[Role], opts: &Options, log: &mut dyn FnMut(&str)) -> Result<TraceRun, ReproError> {
     let cfg_err = |e: String| ReproError::Config(format!("{}: {e}", plan.name));
-    let devices: Vec<_> = roles.iter().map(|r| artifact::device(r.ratio)).collect::<Result<_, _>>().map_err(cfg_err)?;
+    let devices: Vec<_> = roles.iter().map(|r| artifact::device(r.ratio, &r.sets)).collect::<Result<_, _>>().map_err(cfg_err)?;
     let first = &devices[0];
     let open = plan.workload.opener(first, first.host_bytes()).map_err(cfg_err)?;
-    let settings = RunSettings { seed: opts.seed, oracle: false, ..Default::default() };
+    // Every run behind the artifact's host: the paper's numbers come from the artifact.
+    let settings = RunSettings { seed: opts.seed, oracle: false, closed_loop: Some(artifact::HOST), ..Default::default() };
     let specs: Vec<_> = roles.iter().zip(&devices).map(|(r, d)| settings.spec(d, &r.scheme)).collect();
     log(&format!("{}: {} runs ({})", plan.name, specs.len(), plan.workload.describe()));
     let mut runs = Vec::new();
@@ -186,7 +193,8 @@ fn run_trace(plan: &Plan, roles: &[Role], opts: &Options, log: &mut dyn FnMut(&s
         device: format!("ttflash preset, aged per run (precondition.ratio {}), unsettled", roles.iter().map(|r| format!("{}={}", r.name, r.ratio)).collect::<Vec<_>>().join(", ")),
         notes: vec![("paper".into(), "Yan et al., FAST'17".into()), ("seed".into(), opts.seed.to_string()), ("oracle".into(), "off".into())],
         config: serde_json::json!({
-            "roles": roles.iter().map(|r| serde_json::json!({"role": r.name, "scheme": r.scheme, "precondition.ratio": r.ratio})).collect::<Vec<_>>(),
+            "roles": roles.iter().map(|r| serde_json::json!({"role": r.name, "scheme": r.scheme, "precondition.ratio": r.ratio, "sets": r.sets})).collect::<Vec<_>>(),
+            "host": "closed loop, 32 outstanding, latency from the trace arrival (the artifact's host)",
             "seed": opts.seed,
         }),
     };

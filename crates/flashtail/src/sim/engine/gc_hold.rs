@@ -8,10 +8,11 @@
 //! overlaps their I/O. The part of a wait during which the channel was held is charged to
 //! GC (`gc_copy`), the rest to the channel.
 //!
-//! Schemes that move pages by intra-plane copyback (`ttflash-pbl` and the rest of the
-//! ttFlash family) never hold the channel: their plane-blocking GC is defined by leaving it
-//! free (the artifact's `pbl`, `gtr`, `rgc` step their GC page by page with the bus free
-//! between steps).
+//! The ttFlash family (`ttflash-pbl` and the rest, which move pages by intra-plane
+//! copyback) never holds the channel: their plane-blocking GC is defined by leaving it free
+//! (the artifact's `pbl`, `gtr`, `rgc` step their GC page by page with the bus free between
+//! steps). A scheme given copyback moves by `ftl.gc_copyback` holds it as any other
+//! (the artifact's `def`: copybacks with the channel busy).
 //!
 //! Does not do: background (semi-preemptive) grants, content-aware GC steps, the Venice
 //! mesh; a write put off for a busy channel (`scheduler.write_start = "channel-free"`) is
@@ -41,13 +42,17 @@ pub(super) struct ChannelHolds {
     mark: Vec<u64>,
     /// Holds begun, and the total time channels were held (ended holds).
     holds: u64,
+    /// The scheme's GC leaves the channel free by design (module doc): no holds.
+    plane_blocking: bool,
 }
 
 impl ChannelHolds {
-    /// The state for a device, or `None` with the default `"unit"`.
-    pub(super) fn new(dev: &DeviceConfig, channels: usize, units: usize) -> Option<Box<ChannelHolds>> {
+    /// The state for a device, or `None` with the default `"unit"`; `plane_blocking`: the
+    /// scheme's GC is plane-blocking by design (the ttFlash family) and never holds.
+    pub(super) fn new(dev: &DeviceConfig, channels: usize, units: usize, plane_blocking: bool) -> Option<Box<ChannelHolds>> {
         (dev.ftl.blocking_gc_holds == GcHold::Channel).then(|| {
             Box::new(ChannelHolds {
+                plane_blocking,
                 owner: vec![NO_HOLDER; channels],
                 since: vec![Nanos::ZERO; channels],
                 held_ns: vec![0; channels],
@@ -80,17 +85,17 @@ impl Simulation {
     }
 
     /// `plane` issues a move of its victim under a grant of `mode`: a blocking grant makes
-    /// its unit hold the channel, unless another unit holds it already (not with copyback
-    /// schemes or on the mesh: module doc).
+    /// its unit hold the channel, unless another unit holds it already (not with the
+    /// plane-blocking schemes or on the mesh: module doc).
     pub(super) fn gc_hold_begin(&mut self, plane: PlaneId, mode: GcMode) {
-        if mode == GcMode::Background || self.scheme.copyback || self.mesh.is_some() {
+        if mode == GcMode::Background || self.mesh.is_some() {
             return;
         }
         let u = self.unit_of_plane[plane.idx()];
         let ch = self.units[u as usize].channel.idx();
         let now = self.now;
         let Some(h) = self.gc_holds.as_deref_mut() else { return };
-        if h.owner[ch] == NO_HOLDER {
+        if h.owner[ch] == NO_HOLDER && !h.plane_blocking {
             h.owner[ch] = u;
             h.since[ch] = now;
             h.holds += 1;

@@ -11,9 +11,18 @@
 //! the page); no member on a failed plane; with another collecting plane in the stripe, the
 //! artifact's rule (`ttflash.gtr_several_gc = "longest"`): only the page on the plane with the
 //! longest remaining GC is rebuilt, and its members on the other collecting planes are read
-//! behind their GC (`"refuse"`: no rebuild at all). Then the estimated time of the member
-//! reads (queue, remaining GC, read, transfer) plus the XOR must be below the GC time left
-//! on the page's plane.
+//! behind their GC (`"refuse"`: no rebuild at all). Then the cost of the member reads plus
+//! the XOR must be below the GC time left on the page's plane: with `ttflash.gtr_cost =
+//! "queued"`, the slowest member read's estimated end (queue, remaining GC, read, transfer);
+//! with `"artifact"`, the artifact's `convert_to_seq`: one read and page transfer per member
+//! read the request does not make itself, summed, plus the longest GC left on another
+//! collecting member. (The artifact widens a partial-stripe read to the whole stripe under
+//! that rule and then drops the collecting member; flashtail reads the other members for the
+//! rebuild, which is the same set of page reads.) Under rotating GC the artifact always
+//! rebuilds while the victim still has pages to move, and once it has none (its last move
+//! or its erase under way) weighs the cost against the time left of the plane's current
+//! operation only: a read arriving during the last move waits for it and the whole erase
+//! when that operation ends sooner than the member reads would.
 //!
 //! Member reads carry the request, so their waits (GC ones included) are charged to it.
 //! With `ttflash.gtr_share_reads`, a member the request already reads is not read again
@@ -22,12 +31,13 @@
 //! not started yet serves queued member reads first (rotation never hands a group's turn
 //! to a plane so that it blocks a rebuild of the plane that just had it).
 //!
-//! Does not model: the artifact's conversion of partial-stripe reads into whole-stripe
-//! reads (`tt pread`), its merging of any two reads of one physical page in a channel queue.
+//! Does not model: the artifact's whole-stripe reads rebuilding their collecting member
+//! without any cost check (here they pass the rule with one added read, the parity), its
+//! merging of any two reads of one physical page in a channel queue.
 
 use super::read_path::RebuildFor;
 use super::Simulation;
-use crate::config::SeveralGc;
+use crate::config::{GtrCost, SeveralGc};
 use crate::ftl::NONE;
 use crate::scheduler::txn::NO_REQ;
 use crate::scheduler::unit::IDLE;
@@ -143,7 +153,7 @@ impl Simulation {
         if self.ftl.l2p[lpn as usize] != ppn || self.buffered_version(lpn).is_some() {
             return;
         }
-        let d = self.decide(lpn, plane);
+        let d = self.decide(slot, lpn, plane);
         if matches!(d, Decision::Refuse) {
             return;
         }
@@ -176,7 +186,7 @@ impl Simulation {
     /// false = read normally. (The engine's tests call it directly.)
     #[cfg(test)]
     pub(super) fn try_rebuild(&mut self, slot: u32, lpn: u32, plane: PlaneId) -> bool {
-        match self.decide(lpn, plane) {
+        match self.decide(slot, lpn, plane) {
             Decision::Refuse => false,
             Decision::Join(rb) => {
                 self.c.rebuilt_reads += 1;
@@ -192,7 +202,7 @@ impl Simulation {
     }
 
     /// The GC-tolerant read's rule for a read of `lpn` on collecting `plane` (module doc).
-    fn decide(&mut self, lpn: u32, plane: PlaneId) -> Decision {
+    fn decide(&mut self, slot: u32, lpn: u32, plane: PlaneId) -> Decision {
         let Some(rain) = self.rain.as_ref() else { return Decision::Refuse };
         let s = rain.stripe_of(lpn);
         let epoch = self.stripe_epoch[s as usize];
@@ -202,11 +212,22 @@ impl Simulation {
                 return Decision::Join(rb);
             }
         }
-        let left = self.gc_time_left(plane);
+        // `gtr_cost = "artifact"`: the member reads the rebuild adds, and the longest GC left
+        // on another collecting member.
+        let artifact = self.dev.ttflash.gtr_cost == GtrCost::Artifact;
+        let left = if artifact && self.scheme.rotating && self.victim_emptied(plane) {
+            // The artifact's rotating rule past the victim's last move: the time left of
+            // the plane's current operation (its last program, or the erase), not the erase
+            // that follows the program.
+            self.current_op_left(plane)
+        } else {
+            self.gc_time_left(plane)
+        };
         let t = &self.dev.timing;
         let per_read = t.read(0) + t.transfer(self.page_bytes);
         let mut extra = Nanos::ZERO;
         let mut beside = false;
+        let (mut added, mut beside_left) = (0u64, Nanos::ZERO);
         for m in rain.other_members(lpn) {
             let mp = self.ftl.l2p[m as usize];
             if mp == NONE || self.pending_in_dram(mp) {
@@ -226,13 +247,18 @@ impl Simulation {
                     return Decision::Refuse;
                 }
                 beside = true;
+                beside_left = beside_left.max(other);
                 other + queued
             } else {
-                let end = self.unit_phase_end(ui);
-                let busy = if end == Nanos::MAX { Nanos::ZERO } else { end.saturating_sub(self.now) };
-                busy + queued
+                self.unit_busy_left(ui) + queued
             };
             extra = extra.max(est);
+            if artifact && self.own_read_of(slot, m, mp).is_none() {
+                added += 1;
+            }
+        }
+        if artifact {
+            extra = beside_left + per_read.scale(added);
         }
         extra += Nanos(self.dev.timing.xor_ns);
         if extra >= left {
@@ -252,6 +278,24 @@ impl Simulation {
             return Decision::Refuse;
         }
         Decision::Rebuild { s, beside }
+    }
+
+    /// Whether `plane`'s victim has no valid page left to move (its last move is under way,
+    /// or its erase).
+    fn victim_emptied(&self, plane: PlaneId) -> bool {
+        let g = &self.gc[plane.idx()];
+        g.victim.is_some_and(|v| self.ftl.next_valid_in_block(v, g.cursor).is_none())
+    }
+
+    /// Time until the operation now running on `plane`'s unit ends (zero when it is idle).
+    pub(super) fn current_op_left(&self, plane: PlaneId) -> Nanos {
+        self.unit_busy_left(self.unit_of_plane[plane.idx()])
+    }
+
+    /// Time until the phase now running on unit `u` ends (zero when it is idle).
+    fn unit_busy_left(&self, u: u32) -> Nanos {
+        let end = self.unit_phase_end(u);
+        if end == Nanos::MAX { Nanos::ZERO } else { end.saturating_sub(self.now) }
     }
 
     /// Request `slot`'s read of `lpn` waits for rebuild `rb` too.

@@ -322,6 +322,10 @@ impl Simulation {
 
     fn build(dev: DeviceConfig, mut scheme: Scheme, opts: SimOptions, start: Option<StartState>) -> Result<Simulation, SimError> {
         let rain = Simulation::prepare(&dev, &scheme)?;
+        // The ttFlash family moves by copyback by design (plane-blocking GC); `ftl.gc_copyback`
+        // gives the others copyback moves too.
+        let plane_blocking = scheme.copyback;
+        scheme.copyback |= dev.ftl.gc_copyback;
         if let Some(cl) = &opts.closed_loop {
             cl.validate().map_err(SimError::Device)?;
             if !opts.power_cut_at.is_empty() {
@@ -445,7 +449,7 @@ impl Simulation {
             down_until: 0,
             failures: None,
             gc_sched: gc_sched::GcSched::new(&dev),
-            gc_holds: gc_hold::ChannelHolds::new(&dev, geo.channels as usize, units_len),
+            gc_holds: gc_hold::ChannelHolds::new(&dev, geo.channels as usize, units_len, plane_blocking),
             write_start: (dev.scheduler.write_start == crate::config::WriteStart::ChannelFree)
                 .then(|| Box::new(write_start::WriteStart::new(geo.channels as usize, units_len))),
             reads_first: dev.scheduler.order == crate::config::QueueOrder::ReadsFirst,
@@ -489,6 +493,9 @@ impl Simulation {
         loop {
             // Closed loop: the next request waits for a slot of its queue, then issues at its
             // issue time (`host::closed_loop`), which becomes its arrival.
+            // With `arrival` timing the request keeps its trace arrival (its latency counts
+            // from there) and enters the device at `issue`.
+            let mut issue = None;
             if let (Some(q), Some(r)) = (&mut self.closed, &mut next) {
                 if !q.has_slot() {
                     if self.heap.peek_time().is_none() {
@@ -498,11 +505,16 @@ impl Simulation {
                     self.check_fatal()?;
                     continue;
                 }
-                r.arrival = q.issue_time(r.arrival, self.now);
+                let at = q.issue_time(r.arrival, self.now);
+                if q.latency_from_arrival() {
+                    issue = Some(at);
+                } else {
+                    r.arrival = at;
+                }
             }
             // Every event due up to the next arrival (at its nanosecond too: arrivals come
             // after the events of their nanosecond), in a tight loop of its own.
-            let until = next.as_ref().map_or(u64::MAX, |r| r.arrival.max(last_arrival).0);
+            let until = next.as_ref().map_or(u64::MAX, |r| issue.unwrap_or(r.arrival).max(last_arrival).0);
             if next.is_none() && self.content.is_some() {
                 self.content_drain();
             }
@@ -524,7 +536,7 @@ impl Simulation {
             // from one (`power_cut`), or a die fails (`die_failure`): one test, and the rest
             // out of line, given only the arrival time (passing the request itself made the
             // loop keep it in memory).
-            let at = if self.c.requests_submitted >= self.next_cut { self.cut_or_hold(r.arrival) } else { r.arrival };
+            let at = if self.c.requests_submitted >= self.next_cut { self.cut_or_hold(r.arrival) } else { issue.unwrap_or(r.arrival) };
             self.arrive_at(r, at);
             self.check_fatal()?;
             next = after.take();

@@ -12,6 +12,7 @@ use crate::config::UnwrittenReads;
 use crate::ftl::NONE;
 use crate::gc::GcMode;
 use crate::scheduler::txn::NO_REQ;
+use crate::scheduler::unit::IDLE;
 use crate::scheduler::TxnKind;
 use crate::units::{Nanos, PlaneId, Ppn};
 
@@ -128,8 +129,7 @@ impl Simulation {
     /// Time until the GC work granted on `plane` (and the operation now running on its unit)
     /// is done, as seen by a newly queued read.
     pub(super) fn gc_time_left(&self, plane: PlaneId) -> Nanos {
-        let end = self.unit_phase_end(self.unit_of_plane[plane.idx()]);
-        let cur = if end == Nanos::MAX { Nanos::ZERO } else { end.saturating_sub(self.now) };
+        let cur = self.current_op_left(plane);
         let g = &self.gc[plane.idx()];
         let Some(grant) = g.grant else { return cur };
         if grant.mode == GcMode::Background {
@@ -143,7 +143,13 @@ impl Simulation {
         };
         let valid = g.victim.map_or(self.ftl.geo.pages_per_block / 2, |v| self.ftl.blocks.valid[v.idx()]);
         let moves = valid.min(grant.steps) as u64;
-        let erase = if grant.allow_erase { t.erase() + t.command() } else { Nanos::ZERO };
+        // Once the erase runs it is the current operation (`cur`), not still ahead.
+        let running = self.units[self.unit_of_plane[plane.idx()] as usize].running;
+        let erase_runs = g.erasing && running != IDLE && {
+            let x = &self.txns[running as usize];
+            x.kind == TxnKind::Erase && x.plane == plane
+        };
+        let erase = if grant.allow_erase && !erase_runs { t.erase() + t.command() } else { Nanos::ZERO };
         cur + move_ns.scale(moves) + erase
     }
 
