@@ -52,7 +52,7 @@ pub fn claims(all: &[TraceRun], quick: bool) -> Vec<Claim> {
     let blocked_floor = |r: &RunReport| r.waits.requests_waited_on_gc.max(1) as f64 / r.all.count.max(1) as f64;
     let one = |v: Vec<f64>| v.first().copied();
     let quick_note = if quick { "; --quick: DTRS only" } else { "" };
-    let blocked_note = "all I/Os that waited behind GC at least once; flashtail's Base, +PBL and +GTR write through (no DRAM buffer), so their writes count too, where every artifact configuration buffers writes";
+    let blocked_note = "all I/Os that waited behind GC at least once (a write waits when the 64 MiB DRAM buffer, as the artifact's, must flush to a collecting plane)";
     let ttflash_tails = tail_ratios(&traces, "ttflash");
     let base_tails = tail_ratios(&traces, "def");
     let base_blocked: Vec<f64> = traces.iter().filter_map(|t| t.get("def")).map(blocked).collect();

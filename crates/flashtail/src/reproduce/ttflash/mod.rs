@@ -219,7 +219,7 @@ fn run(opts: &Options, log: &mut dyn FnMut(&str)) -> Result<Outcome, ReproError>
     }
     let mut text = format!("{}\n", PAPER.title);
     text.push_str(&format!(
-        "Setup: the artifact's device (ttflash preset), each configuration aged to the artifact's free pages per plane and not settled; seed {}; integrity oracle off.\nTraces:\n",
+        "Setup: the artifact's device (ttflash preset), each configuration aged to the artifact's free pages per plane and not settled, behind the artifact's host (at most 32 requests outstanding, latency from the trace arrival); Base to +RGC with the artifact's 64 MiB DRAM write buffer; seed {}; integrity oracle off.\nTraces:\n",
         opts.seed
     ));
     for t in &traces {
