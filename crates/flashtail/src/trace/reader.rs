@@ -370,7 +370,10 @@ impl TraceReader {
         } else {
             self.same_run = 1;
             self.counters.distinct_timestamps += 1;
-            self.counters.whole_seconds &= ts % 1_000_000_000 == 0;
+            // The i128 remainder is a library call: only while every time so far is whole.
+            if self.counters.whole_seconds && ts % 1_000_000_000 != 0 {
+                self.counters.whole_seconds = false;
+            }
         }
         self.counters.max_same_timestamp = self.counters.max_same_timestamp.max(self.same_run);
         self.last = ts;
