@@ -52,12 +52,22 @@ impl Footprint {
     fn note_request(&mut self, r: &HostRequest, page_size: u32) {
         let (lp, ps) = (self.pages as u64, page_size as u64);
         self.requests += 1;
-        let first = r.offset / ps;
-        let last = (r.offset + r.size.max(1) - 1) / ps;
+        let (first, last) = if ps.is_power_of_two() {
+            let sh = ps.trailing_zeros();
+            (r.offset >> sh, (r.offset + r.size.max(1) - 1) >> sh)
+        } else {
+            (r.offset / ps, (r.offset + r.size.max(1) - 1) / ps)
+        };
         // A request longer than the logical space touches every page once.
         let last = last.min(first + lp - 1);
-        for page in first..=last {
-            self.note((page % lp) as u32, r.op);
+        // One division for the request; its further pages count on and wrap.
+        let mut page = first % lp;
+        for _ in first..=last {
+            self.note(page as u32, r.op);
+            page += 1;
+            if page == lp {
+                page = 0;
+            }
         }
     }
 

@@ -21,15 +21,15 @@ pub enum LineKind<'a> {
 }
 
 pub fn classify(line: &[u8]) -> LineKind<'_> {
-    let mut last_bad: Option<usize> = None;
+    // One branch-free pass for the usual clean line; the position of the last bad byte only
+    // when there is one.
+    let mut bad = false;
     let mut digits = false;
-    for (i, &b) in line.iter().enumerate() {
-        if (b < 0x20 && b != b'\t') || b >= 0x7f {
-            last_bad = Some(i);
-        } else if b.is_ascii_digit() {
-            digits = true;
-        }
+    for &b in line {
+        bad |= (b < 0x20 && b != b'\t') | (b >= 0x7f);
+        digits |= b.is_ascii_digit();
     }
+    let last_bad = if bad { line.iter().rposition(|&b| (b < 0x20 && b != b'\t') || b >= 0x7f) } else { None };
     if let Some(i) = last_bad {
         return LineKind::NonText {
             tail: &line[i + 1..],

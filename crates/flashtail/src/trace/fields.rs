@@ -29,6 +29,33 @@ pub fn fields<'a, const N: usize>(
     n
 }
 
+/// Collects the whitespace-separated fields of `line` (as [`split_ws`] splits it) into
+/// `out`, up to `N`; returns how many fields there were in total. The same result as
+/// `fields(split_ws(line), out)` in one pass over the bytes (the hot path of the
+/// whitespace-separated formats).
+pub fn fields_ws<'a, const N: usize>(line: &'a [u8], out: &mut [&'a [u8]; N]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    let len = line.len();
+    while i < len {
+        while i < len && matches!(line[i], b' ' | b'\t') {
+            i += 1;
+        }
+        if i == len {
+            break;
+        }
+        let start = i;
+        while i < len && !matches!(line[i], b' ' | b'\t') {
+            i += 1;
+        }
+        if n < N {
+            out[n] = &line[start..i];
+        }
+        n += 1;
+    }
+    n
+}
+
 /// Splits a CSV line on commas and trims spaces around each field (no quoting: none of the
 /// supported CSV traces quotes fields).
 pub fn split_csv(line: &[u8]) -> impl Iterator<Item = &[u8]> {
@@ -83,6 +110,22 @@ pub fn fixed(f: &[u8], field: &'static str) -> Result<(u128, u32), FieldError> {
     if f.is_empty() {
         return Err(FieldError::new(field, "missing value"));
     }
+    // Up to 19 digits without a point (the usual integer timestamp): one u64 pass.
+    if f.len() <= 19 {
+        let mut v: u64 = 0;
+        let mut plain = true;
+        for &b in f {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                plain = false;
+                break;
+            }
+            v = v * 10 + u64::from(d);
+        }
+        if plain {
+            return Ok((u128::from(v), 0));
+        }
+    }
     let mut mant: u128 = 0;
     let mut frac: Option<u32> = None;
     let mut digits = 0u32;
@@ -124,8 +167,15 @@ pub fn fixed(f: &[u8], field: &'static str) -> Result<(u128, u32), FieldError> {
 /// which is exact to the ns for spans below ~100 days.
 pub fn time_ns(f: &[u8], unit_ns: f64, field: &'static str) -> Result<i128, FieldError> {
     let (mant, frac) = fixed(f, field)?;
+    let whole_unit = unit_ns.fract() == 0.0 && (1.0..=1e12).contains(&unit_ns);
+    // Whole nanoseconds in a u64: the product is the value (no rounding, no u128 division).
+    if whole_unit && frac == 0 {
+        if let Some(ns) = u64::try_from(mant).ok().and_then(|m| m.checked_mul(unit_ns as u64)) {
+            return Ok(i128::from(ns));
+        }
+    }
     let pow = 10u128.pow(frac);
-    if unit_ns.fract() == 0.0 && (1.0..=1e12).contains(&unit_ns) {
+    if whole_unit {
         let u = unit_ns as u128;
         let v = mant
             .checked_mul(u)
@@ -200,6 +250,33 @@ mod tests {
         assert_eq!(time_ns(b"29999951600000", 0.01, "t"), Ok(299_999_516_000));
         assert!(time_ns(b"1.2.3", 1.0, "t").is_err());
         assert!(time_ns(b".", 1.0, "t").is_err());
+    }
+
+    #[test]
+    fn fast_paths_agree_with_the_general_ones() {
+        for f in [&b"0"[..], b"123", b"18446744073709551615", b"9999999999999999999", b"18446744073709551616", b"99999999999999999999999"] {
+            let (m, k) = fixed(f, "t").unwrap();
+            let want: u128 = std::str::from_utf8(f).unwrap().parse().unwrap();
+            assert_eq!((m, k), (want, 0));
+            for unit in [1.0, 1e3, 1e9] {
+                let t = time_ns(f, unit, "t");
+                match (want * unit as u128) <= i128::MAX as u128 {
+                    true => assert_eq!(t, Ok((want * unit as u128) as i128)),
+                    false => assert!(t.is_err()),
+                }
+            }
+        }
+        assert!(fixed(b"12a", "t").is_err());
+        assert_eq!(fixed(b"1.5", "t"), Ok((15, 1)));
+    }
+
+    #[test]
+    fn fields_ws_splits_as_split_ws() {
+        for line in [&b""[..], b"   ", b"a", b" a\tb  c ", b"1 2 3 4 5", b"1 2 3 4 5 6 7", b"\t\t1\t2"] {
+            let (mut a, mut b): ([&[u8]; 5], [&[u8]; 5]) = ([&[]; 5], [&[]; 5]);
+            assert_eq!(fields_ws(line, &mut a), fields(split_ws(line), &mut b));
+            assert_eq!(a, b);
+        }
     }
 
     #[test]

@@ -112,7 +112,7 @@ fn read_bounded(r: &mut impl BufRead, buf: &mut Vec<u8>, skip_lf: &mut bool) -> 
             continue;
         }
         any = true;
-        let end = chunk.iter().position(|b| *b == b'\n' || *b == b'\r');
+        let end = memchr::memchr2(b'\n', b'\r', chunk);
         let (take, done) = match end {
             Some(i) => (i, true),
             None => (chunk.len(), false),

@@ -71,6 +71,9 @@ pub struct TraceReader {
     volume: VolumeSelect,
     stride: Option<u64>,
     vol_index: HashMap<u64, u64>,
+    /// The last selected volume and its index (a look-up in `vol_index` per record cost
+    /// more than parsing a field).
+    last_volume: Option<(u64, u64)>,
     reorder: Reorder<RawRecord>,
     window: usize,
     base: Option<i128>,
@@ -112,6 +115,7 @@ impl TraceReader {
             volume: cfg.volume,
             stride: cfg.stride,
             vol_index: HashMap::new(),
+            last_volume: None,
             reorder: Reorder::new(cfg.window),
             window: cfg.window,
             base: None,
@@ -194,25 +198,14 @@ impl TraceReader {
 
     /// Maps a record's volume into the merged space; `None` when the volume is not selected.
     fn place(&mut self, mut r: RawRecord) -> Result<Option<RawRecord>, FieldError> {
-        let index = match &self.volume {
-            VolumeSelect::Only(list) => match list.iter().position(|v| *v == r.volume) {
-                Some(i) => i as u64,
-                None => {
-                    self.counters.other_volume += 1;
-                    if self.other_ids.len() < OTHER_IDS {
-                        self.other_ids.insert(r.volume);
-                    }
-                    return Ok(None);
-                }
+        let index = match self.last_volume {
+            // The volume of the record before (usually the trace's only one): already placed.
+            Some((v, i)) if v == r.volume => i,
+            _ => match self.place_volume(r.volume) {
+                Some(i) => i,
+                None => return Ok(None),
             },
-            VolumeSelect::All => {
-                let next = self.vol_index.len() as u64;
-                *self.vol_index.entry(r.volume).or_insert(next)
-            }
         };
-        if let VolumeSelect::Only(_) = self.volume {
-            self.vol_index.entry(r.volume).or_insert(index);
-        }
         if let Some(stride) = self.stride {
             r.offset = index
                 .checked_mul(stride)
@@ -220,6 +213,31 @@ impl TraceReader {
                 .ok_or_else(|| FieldError::new("offset", "offset + volume stride overflows"))?;
         }
         Ok(Some(r))
+    }
+
+    /// The index of a volume in the merged space, noting it; `None` when it is not selected.
+    fn place_volume(&mut self, volume: u64) -> Option<u64> {
+        let index = match &self.volume {
+            VolumeSelect::Only(list) => match list.iter().position(|v| *v == volume) {
+                Some(i) => i as u64,
+                None => {
+                    self.counters.other_volume += 1;
+                    if self.other_ids.len() < OTHER_IDS {
+                        self.other_ids.insert(volume);
+                    }
+                    return None;
+                }
+            },
+            VolumeSelect::All => {
+                let next = self.vol_index.len() as u64;
+                *self.vol_index.entry(volume).or_insert(next)
+            }
+        };
+        if let VolumeSelect::Only(_) = self.volume {
+            self.vol_index.entry(volume).or_insert(index);
+        }
+        self.last_volume = Some((volume, index));
+        Some(index)
     }
 
     /// Reads lines until one yields a record (or the stream ends).
@@ -247,6 +265,12 @@ impl TraceReader {
     }
 
     fn triage(&mut self, line: &[u8]) -> Result<Option<RawRecord>, TraceError> {
+        // A plain line the format reads in its fast path is text (digits, blanks) and a
+        // record within the trace clock: straight to the record checks.
+        if let Some(rec) = self.parser.parse_plain(line) {
+            self.parsed += 1;
+            return self.accept(rec);
+        }
         let (text, salvage) = match classify(line) {
             LineKind::Blank => {
                 *self.counters.junk.entry("blank").or_insert(0) += 1;
@@ -311,6 +335,12 @@ impl TraceReader {
                 }
             }
         };
+        self.accept(rec)
+    }
+
+    /// A parsed record: skipped and counted when empty, else placed in the merged volumes.
+    #[inline]
+    fn accept(&mut self, rec: RawRecord) -> Result<Option<RawRecord>, TraceError> {
         if rec.size == 0 {
             self.counters.zero_size += 1;
             return Ok(None);
@@ -340,7 +370,10 @@ impl TraceReader {
         } else {
             self.same_run = 1;
             self.counters.distinct_timestamps += 1;
-            self.counters.whole_seconds &= ts % 1_000_000_000 == 0;
+            // The i128 remainder is a library call: only while every time so far is whole.
+            if self.counters.whole_seconds && ts % 1_000_000_000 != 0 {
+                self.counters.whole_seconds = false;
+            }
         }
         self.counters.max_same_timestamp = self.counters.max_same_timestamp.max(self.same_run);
         self.last = ts;

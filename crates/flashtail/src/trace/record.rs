@@ -38,6 +38,14 @@ pub enum Parsed {
 /// a binary prefix, format detection).
 pub trait LineParser: Send {
     fn parse(&self, line: &[u8]) -> Result<Parsed, FieldError>;
+
+    /// The record of a line made only of decimal digits, spaces and tabs, when this format
+    /// reads it in a fast path: exactly what [`LineParser::parse`] gives for it. `None`
+    /// (always, by default) leaves the line to the line triage and `parse`, which also
+    /// report whatever is wrong with it.
+    fn parse_plain(&self, _line: &[u8]) -> Option<RawRecord> {
+        None
+    }
 }
 
 /// Checks the number of fields and names the format's expected layout when it is wrong.

@@ -170,17 +170,14 @@ impl<S: RequestSource> Replay<S> {
         } else {
             1.0
         };
-        r.arrival = Nanos((t as f64 / scale).round() as u64);
+        // At scale 1 a time below 2^53 ns is exact in an f64: it stays as it is.
+        r.arrival = if scale == 1.0 && t < 1 << 53 { Nanos(t) } else { Nanos((t as f64 / scale).round() as u64) };
         r.offset = r
             .offset
             .saturating_add(self.loop_offset().saturating_mul(u64::from(k)));
         if self.opts.align {
-            let off = r.offset / self.page * self.page;
-            let end = r
-                .offset
-                .saturating_add(r.size)
-                .div_ceil(self.page)
-                .saturating_mul(self.page);
+            let off = round_down(r.offset, self.page);
+            let end = round_up(r.offset.saturating_add(r.size), self.page);
             if off != r.offset || end - off != r.size {
                 self.counters.realigned += 1;
             }
@@ -347,8 +344,38 @@ fn short(x: f64) -> String {
     }
 }
 
+/// `x` rounded down to a multiple of `page` (a mask for a power of two: no division).
+#[inline]
+fn round_down(x: u64, page: u64) -> u64 {
+    if page.is_power_of_two() {
+        x & !(page - 1)
+    } else {
+        x / page * page
+    }
+}
+
+/// `x` rounded up to a multiple of `page`, saturating at the largest one below 2^64.
+#[inline]
+fn round_up(x: u64, page: u64) -> u64 {
+    if page.is_power_of_two() {
+        ((x >> page.trailing_zeros()) + u64::from(x & (page - 1) != 0)).saturating_mul(page)
+    } else {
+        x.div_ceil(page).saturating_mul(page)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn page_rounding_with_and_without_division_agree() {
+        for page in [1u64, 512, 4096, 16384, 3000] {
+            for x in [0u64, 1, 511, 512, 4095, 4096, 4097, 123_456_789, u64::MAX - 5000, u64::MAX - 1, u64::MAX] {
+                assert_eq!(super::round_down(x, page), x / page * page, "{x} {page}");
+                assert_eq!(super::round_up(x, page), x.div_ceil(page).saturating_mul(page), "{x} {page}");
+            }
+        }
+    }
+
     #[test]
     fn notes_print_extreme_scales_briefly() {
         assert_eq!(super::short(2.0), "2");

@@ -88,7 +88,8 @@ impl Simulation {
     /// queued, less the unit's busy time, which `add_wait_from_snap` charges) as channel wait.
     pub(super) fn charge_put_off(&mut self, u: u32, t: u32) {
         let txn = &self.txns[t as usize];
-        if txn.kind != TxnKind::Write || txn.req == crate::scheduler::txn::NO_REQ {
+        // Begun in the nanosecond it was queued (most writes): nothing to charge.
+        if txn.kind != TxnKind::Write || txn.req == crate::scheduler::txn::NO_REQ || txn.chan_wait_start == self.now {
             return;
         }
         let cum = self.units[u as usize].cum(self.now);
