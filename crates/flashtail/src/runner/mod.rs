@@ -5,6 +5,7 @@
 //! identically preconditioned device (same seed), so differences come from the schemes only.
 //! The device is preconditioned once per distinct starting state and copied into each run
 //! of it (`run_many`, `sim::SharedStart`), not once per run.
+//! What a run is (`RunSpec`, and the `RunSettings` a comparison's runs share) is `spec.rs`.
 
 use crate::config::{DeviceConfig, FootprintFill, Precondition};
 use crate::ftl::footprint::Footprint;
