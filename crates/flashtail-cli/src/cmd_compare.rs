@@ -41,7 +41,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     // workload opened once, folded into the device's host capacity (the same for every
     // scheme). Notes on left-out schemes are printed as they come, before any error of the
     // plan (which may refer to them).
-    let plan = flashtail::job::plan(&dev, &a.input.workload(), &a.schemes, &a.opts.settings()?, &mut |n| eprintln!("{n}")).map_err(anyhow::Error::msg)?;
+    let plan = flashtail::job::plan(&dev, &a.input.workload(), &a.schemes, &a.opts.settings()?, a.opts.input_memory, &mut |n| eprintln!("{n}")).map_err(anyhow::Error::msg)?;
     let schemes = plan.schemes.clone();
     a.input.plausibility(&plan.open, &dev)?;
     for w in crate::sim_args::buffer_warnings(&dev, &schemes, dev.host_bytes()) {

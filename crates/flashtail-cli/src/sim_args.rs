@@ -144,7 +144,6 @@ impl RunOptions {
             },
             latency: self.latency.parse().unwrap_or_default(),
             max_memory: self.max_memory,
-            input_memory: self.input_memory,
             closed_loop,
         })
     }

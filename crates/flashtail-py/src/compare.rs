@@ -63,7 +63,7 @@ pub fn compare(py: Python<'_>, request: &str) -> PyResult<(String, String, Strin
     let closed_loop = crate::closed_loop(r.closed_loop.as_deref(), r.timing.as_deref()).map_err(crate::err)?;
     let run = RunSettings { victim: r.victim.clone(), interconnect: r.interconnect.clone(), seed: r.seed, oracle: r.oracle, power_loss_every: r.power_loss_every, power_cut_at: r.power_cut_at.clone(), latency, closed_loop, ..RunSettings::default() };
     let mut notes = Vec::new();
-    let plan = job::plan(&dev, &workload, &r.schemes, &run, &mut |n| notes.push(n)).map_err(crate::err)?;
+    let plan = job::plan(&dev, &workload, &r.schemes, &run, job::INPUT_MEMORY_DEFAULT, &mut |n| notes.push(n)).map_err(crate::err)?;
     let cancel = Cancel::new();
     let outcome = interruptible(py, &cancel, || job::compare(&plan, &[], &cancel))?.map_err(crate::err)?;
     let mut meta = job::compare_meta(&dev, &workload.describe(), &outcome, &run, &r.set);

@@ -224,30 +224,17 @@ pub fn device(data: &[u8]) -> DeviceOutcome {
     }
     // Power is cut twice, while the device fills (GC running, writes queued) and during the
     // reads, under the schemes a cut is enacted under (the DRAM buffer is refused).
-    let mut spec = crate::runner::RunSpec {
-        device: dev,
-        scheme: scheme.to_string(),
-        victim: None,
-        interconnect: None,
-        seed: 1,
-        oracle: true,
-        latency: Default::default(),
-        power_loss_every: 0,
-        power_cut_at: Vec::new(),
-        footprint: None,
-        max_memory: Some(0),
-        failures: Default::default(),
-        closed_loop: None,
-    };
+    let settings = crate::runner::RunSettings { max_memory: Some(0), ..Default::default() };
+    let mut spec = settings.spec(&dev, scheme);
     let cuts_covered = crate::runner::spec_scheme(&spec).is_ok_and(|s| crate::sim::power_loss::refusal(&s, &spec.device).is_none());
     if cuts_covered {
-        spec.power_cut_at = vec![1 + (pick as u64 >> 8) % n, n + n / 8 + 1];
+        spec.settings.power_cut_at = vec![1 + (pick as u64 >> 8) % n, n + n / 8 + 1];
     }
     let result = crate::runner::run_one(&spec, &mut VecSource::new(reqs), None);
     // A validated device may stall or be refused, but never lose data or break the FTL's
     // invariants, through power cuts too.
     if let Err(crate::runner::RunError::Sim(e @ (crate::sim::SimError::Integrity { .. } | crate::sim::SimError::Invariant(_)))) = &result {
-        panic!("scheme {scheme}, cuts {:?}: {e}", spec.power_cut_at);
+        panic!("scheme {scheme}, cuts {:?}: {e}", spec.settings.power_cut_at);
     }
     let cuts = result.as_ref().map_or(0, |r| r.flash.extra.get("power_cuts").copied().unwrap_or(0));
     let erases = result.map(|r| r.flash.erases).map_err(|e| e.to_string());

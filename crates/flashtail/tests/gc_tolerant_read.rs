@@ -243,7 +243,7 @@ fn on_dtrs_gc_tolerant_read_beats_plane_blocking_at_p99() {
     let dev = flashtail::job::load_device(&flashtail::job::DeviceSource::Named("ttflash".into()), &["precondition.ratio=0.7011".into()]).unwrap();
     let schemes: Vec<String> = ["nogc", "ttflash-pbl", "ttflash-gtr", "ttflash-rgc", "ttflash"].map(String::from).to_vec();
     let settings = flashtail::job::RunSettings { oracle: false, ..Default::default() };
-    let plan = flashtail::job::plan(&dev, &flashtail::job::Workload::default(), &schemes, &settings, &mut |_| {}).unwrap();
+    let plan = flashtail::job::plan(&dev, &flashtail::job::Workload::default(), &schemes, &settings, flashtail::job::INPUT_MEMORY_DEFAULT, &mut |_| {}).unwrap();
     let out = flashtail::job::compare(&plan, &[], &flashtail::job::Cancel::new()).unwrap();
     let r: Vec<&RunReport> = out.reports.iter().collect();
     let (nogc, pbl, gtr, rgc, tt) = (r[0], r[1], r[2], r[3], r[4]);

@@ -47,7 +47,7 @@ fn every_scheme_reports_the_same_from_a_shared_start() {
     specs.push(spec(&dev, "base", 2));
     let (shared, own) = both(&dev, &specs);
     for (k, s) in specs.iter().enumerate() {
-        assert!(shared[k] == own[k], "{} (seed {}) differs with a shared start", s.scheme, s.seed);
+        assert!(shared[k] == own[k], "{} (seed {}) differs with a shared start", s.scheme, s.settings.seed);
     }
     // Different seeds start from different devices, and the copies did not mix them up.
     assert_ne!(shared[0], shared[names.len()]);

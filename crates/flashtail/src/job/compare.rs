@@ -5,74 +5,12 @@
 //! device and a fresh copy of the workload.
 
 use super::{Cancel, CancelSource, Opener, Workload};
-use crate::runner::{check_schemes, host_capacity_bytes, run_many, spec_scheme, RunSpec};
+use crate::runner::{check_schemes, host_capacity_bytes, run_many, spec_scheme, RunSettings, RunSpec};
 use crate::sim::Progress;
-use crate::stats::{LatencyMode, RunReport};
+use crate::stats::RunReport;
 use crate::report::CompareMeta;
 use crate::DeviceConfig;
 use std::sync::Arc;
-
-/// How each scheme runs (the command line's `--victim`, `--interconnect`, `--seed`,
-/// `--no-oracle`, `--power-loss-every`, `--power-cut-at`, `--latency`).
-#[derive(Clone, Debug)]
-pub struct RunSettings {
-    pub victim: Option<String>,
-    pub interconnect: Option<String>,
-    pub seed: u64,
-    pub oracle: bool,
-    pub power_loss_every: u64,
-    pub power_cut_at: Vec<u64>,
-    pub latency: LatencyMode,
-    /// Refuse a run estimated to need more memory than this (`RunSpec::max_memory`).
-    pub max_memory: Option<u64>,
-    /// Dies and planes that fail during each run (`RunSpec::failures`).
-    pub failures: crate::sim::FailurePlan,
-    /// Read the workload into memory once when it fits in this many bytes, and replay it
-    /// from there for every pass and scheme (`record_input`); 0 reads it from its source
-    /// each time.
-    pub input_memory: u64,
-    /// The closed-loop host interface (`RunSpec::closed_loop`); `None`: open loop.
-    pub closed_loop: Option<crate::host::ClosedLoop>,
-}
-
-impl Default for RunSettings {
-    fn default() -> RunSettings {
-        RunSettings {
-            victim: None,
-            interconnect: None,
-            seed: 1,
-            oracle: true,
-            power_loss_every: 0,
-            power_cut_at: Vec::new(),
-            latency: LatencyMode::Exact,
-            max_memory: None,
-            failures: Default::default(),
-            input_memory: super::workload::INPUT_MEMORY_DEFAULT,
-            closed_loop: None,
-        }
-    }
-}
-
-impl RunSettings {
-    /// The run of `scheme` on `device` with these settings.
-    pub fn spec(&self, device: &DeviceConfig, scheme: &str) -> RunSpec {
-        RunSpec {
-            device: device.clone(),
-            scheme: scheme.to_string(),
-            victim: self.victim.clone(),
-            interconnect: self.interconnect.clone(),
-            seed: self.seed,
-            oracle: self.oracle,
-            power_loss_every: self.power_loss_every,
-            power_cut_at: self.power_cut_at.clone(),
-            latency: self.latency,
-            footprint: None,
-            max_memory: self.max_memory,
-            failures: self.failures.clone(),
-            closed_loop: self.closed_loop,
-        }
-    }
-}
 
 /// A comparison ready to run: the schemes and the workload.
 pub struct ComparePlan {
@@ -91,8 +29,12 @@ pub struct CompareOutcome {
 /// Chooses the schemes (every scheme that differs on the device and workload when
 /// `schemes` is empty) and opens the workload once, folding it into the device's host
 /// capacity (the same for every scheme: a scheme's results do not depend on the set). Each scheme of the default set left out is told to `note`
-/// (one line, `note: ...`, saying why) as it is left out. Errors are the command line's words.
-pub fn plan(device: &DeviceConfig, workload: &Workload, schemes: &[String], run: &RunSettings, note: &mut dyn FnMut(String)) -> Result<ComparePlan, String> {
+/// (one line, `note: ...`, saying why) as it is left out. Every scheme runs with `run`. The
+/// workload is read into memory once when it fits in `input_memory` bytes, and replayed
+/// from there for every pass and scheme (`record_input`; `INPUT_MEMORY_DEFAULT` is the
+/// command line's default); 0 reads it from its source each time. Errors are the command
+/// line's words.
+pub fn plan(device: &DeviceConfig, workload: &Workload, schemes: &[String], run: &RunSettings, input_memory: u64, note: &mut dyn FnMut(String)) -> Result<ComparePlan, String> {
     check_no_empty_scheme(schemes)?;
     let schemes: Vec<String> = if schemes.is_empty() {
         // Which schemes differ depends on the workload's content: look at it (any capacity
@@ -136,7 +78,7 @@ pub fn plan(device: &DeviceConfig, workload: &Workload, schemes: &[String], run:
         host_capacity_bytes(device, s).map_err(|e| e.to_string())?;
     }
     let cap = device.host_bytes();
-    let open = super::workload::record_input(workload.opener(device, cap)?, run.input_memory);
+    let open = super::workload::record_input(workload.opener(device, cap)?, input_memory);
     let specs = schemes.iter().map(|s| run.spec(device, s)).collect();
     Ok(ComparePlan { schemes, specs, open })
 }

@@ -13,7 +13,10 @@ mod device;
 mod workload;
 
 pub use cancel::{Cancel, CancelSource, CANCELLED};
-pub use compare::{check_no_empty_scheme, compare, compare_meta, plan, plural, strip_cost, CompareOutcome, ComparePlan, RunSettings};
+pub use compare::{check_no_empty_scheme, compare, compare_meta, plan, plural, strip_cost, CompareOutcome, ComparePlan};
+/// The settings every scheme of a comparison runs with (`runner::RunSettings`, here too so a
+/// front end finds a comparison's inputs in one place).
+pub use crate::runner::RunSettings;
 pub use device::{load_device, DeviceSource};
 pub use workload::{record_input, Opener, Workload, INPUT_MEMORY_DEFAULT, SNIFF_REQUESTS};
 

@@ -78,7 +78,7 @@ pub fn run_point(sweep: &Sweep, p: &Point, cancel: &Cancel) -> Result<Vec<Row>, 
     let dev = job::load_device(&device_source(sweep, &p.device), &p.overrides())?;
     let workload = s.workloads[p.workload].workload(&sweep.base, Some(p.seed))?;
     let run = s.run.settings(p.seed)?;
-    let plan = job::plan(&dev, &workload, &s.schemes, &run, &mut |_| {})?;
+    let plan = job::plan(&dev, &workload, &s.schemes, &run, job::INPUT_MEMORY_DEFAULT, &mut |_| {})?;
     let out = job::compare(&plan, &[], cancel)?;
     Ok(point_rows(p, &out.reports))
 }

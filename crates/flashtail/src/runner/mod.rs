@@ -5,6 +5,7 @@
 //! identically preconditioned device (same seed), so differences come from the schemes only.
 //! The device is preconditioned once per distinct starting state and copied into each run
 //! of it (`run_many`, `sim::SharedStart`), not once per run.
+//! What a run is (`RunSpec`, and the `RunSettings` a comparison's runs share) is `spec.rs`.
 
 use crate::config::{DeviceConfig, FootprintFill, Precondition};
 use crate::ftl::footprint::Footprint;
@@ -16,35 +17,8 @@ use rayon::prelude::*;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-/// What to run.
-#[derive(Clone, Debug)]
-pub struct RunSpec {
-    pub device: DeviceConfig,
-    pub scheme: String,
-    /// Victim policy override (default: the scheme's own, greedy for the baselines).
-    pub victim: Option<String>,
-    /// Interconnect override (`bus`, `venice`, `gc-bypass`; default: the scheme's own).
-    pub interconnect: Option<String>,
-    pub seed: u64,
-    pub oracle: bool,
-    /// Audit a power loss after every N-th request (0 = never; `sim::power_loss`).
-    pub power_loss_every: u64,
-    /// Cut power after each of these request counts (empty = never; the engine's
-    /// `power_cut`).
-    pub power_cut_at: Vec<u64>,
-    /// Latency recording: exact (every sample) or tail (bounded memory, exact from p99 up).
-    pub latency: crate::stats::LatencyMode,
-    /// The replay's footprint for preconditioning (`scan_footprint`); `run_many` and
-    /// `run_opened` find it when the device asks for one and it is not set.
-    pub footprint: Option<Arc<Footprint>>,
-    /// Refuse the run when the device and scheme need more memory than this (bytes; 0: no
-    /// limit; `None`: 80 % of the machine's available memory). See `config::memory`.
-    pub max_memory: Option<u64>,
-    /// Dies and planes that fail during the run (empty = none; `sim::failure`).
-    pub failures: crate::sim::FailurePlan,
-    /// The closed-loop host interface (`host::closed_loop`); `None`: open loop.
-    pub closed_loop: Option<crate::host::ClosedLoop>,
-}
+mod spec;
+pub use spec::{RunSettings, RunSpec};
 
 /// Why a run could not be done.
 #[derive(Debug, thiserror::Error)]
@@ -68,8 +42,8 @@ impl RunError {
 
 /// The scheme a spec runs: its name, victim policy and interconnect override.
 pub fn spec_scheme(spec: &RunSpec) -> Result<crate::gc::Scheme, RunError> {
-    let mut scheme = build_scheme(&spec.scheme, spec.victim.as_deref(), spec.seed).map_err(RunError::Config)?;
-    if let Some(i) = &spec.interconnect {
+    let mut scheme = build_scheme(&spec.scheme, spec.settings.victim.as_deref(), spec.settings.seed).map_err(RunError::Config)?;
+    if let Some(i) = &spec.settings.interconnect {
         scheme.interconnect = crate::interconnect::Interconnect::parse(i).map_err(RunError::Config)?;
     }
     Ok(scheme)
@@ -83,7 +57,7 @@ pub fn run_one(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc
 /// Run one scheme, from a copy of `start`'s preconditioned device when given one.
 fn run_from(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Progress>>, start: Option<&SharedStart>) -> Result<RunReport, RunError> {
     let scheme = spec_scheme(spec)?;
-    crate::config::memory::check(&spec.device, &scheme, spec.max_memory).map_err(RunError::Config)?;
+    crate::config::memory::check(&spec.device, &scheme, spec.settings.max_memory).map_err(RunError::Config)?;
     let opts = sim_options(spec, progress.clone());
     let sim = match start.and_then(SharedStart::take) {
         Some(s) => Simulation::from_start(spec.device.clone(), scheme, opts, s)?,
@@ -99,16 +73,16 @@ fn run_from(spec: &RunSpec, src: &mut dyn RequestSource, progress: Option<Arc<Pr
 /// The engine's options for a spec.
 fn sim_options(spec: &RunSpec, progress: Option<Arc<Progress>>) -> SimOptions {
     SimOptions {
-        seed: spec.seed,
-        oracle: spec.oracle,
+        seed: spec.settings.seed,
+        oracle: spec.settings.oracle,
         check_every: 0,
         progress,
-        latency: spec.latency,
-        power_loss_every: spec.power_loss_every,
-        power_cut_at: spec.power_cut_at.clone(),
+        latency: spec.settings.latency,
+        power_loss_every: spec.settings.power_loss_every,
+        power_cut_at: spec.settings.power_cut_at.clone(),
         footprint: spec.footprint.clone(),
-        failures: spec.failures.clone(),
-        closed_loop: spec.closed_loop,
+        failures: spec.settings.failures.clone(),
+        closed_loop: spec.settings.closed_loop,
         ..Default::default()
     }
 }
@@ -118,7 +92,7 @@ fn sim_options(spec: &RunSpec, progress: Option<Arc<Progress>>) -> SimOptions {
 /// shares nothing and reports its error as it would alone.
 fn start_key(spec: &RunSpec) -> Option<StartKey> {
     let scheme = spec_scheme(spec).ok()?;
-    crate::config::memory::check(&spec.device, &scheme, spec.max_memory).ok()?;
+    crate::config::memory::check(&spec.device, &scheme, spec.settings.max_memory).ok()?;
     let rain = Simulation::prepare(&spec.device, &scheme).ok()?;
     Some(StartKey::new(&spec.device, rain.is_some(), &sim_options(spec, None)))
 }
