@@ -75,18 +75,17 @@ pub fn run_specs(cell: &Cell, specs: Vec<RunSpec>) -> Result<Vec<RunReport>, Rep
     let cap = cell.device.host_bytes();
     let w = cell.workload.clone();
     let open = move || -> Result<Box<dyn RequestSource + Send>, String> {
-        match &w {
-            Workload::Gen(c) => Generator::new(c.clone()).map(|g| Box::new(g) as Box<dyn RequestSource + Send>).map_err(|e| e.to_string()),
-            Workload::Trace(p) => {
-                let src = crate::trace::open(p, &crate::trace::TraceOptions::default()).map_err(|e| format!("{}: {e}", p.display()))?;
-                Ok(crate::trace::replay(src, &crate::trace::ReplayOptions::default(), cap, page))
-            }
-            Workload::Hm0Sample(r) => Ok(crate::trace::replay(crate::trace::embedded::hm0(&crate::trace::TraceOptions::default()), r, cap, page)),
-            Workload::Dtrs => {
-                let src = crate::trace::embedded::dtrs(&crate::trace::TraceOptions::default());
-                Ok(crate::trace::replay(src, &crate::trace::ReplayOptions::default(), cap, page))
-            }
-        }
+        let read = crate::trace::TraceOptions::default();
+        let as_recorded = crate::trace::ReplayOptions::default();
+        // Every trace (a file or a bundled one) is replayed the same way; only its source
+        // and replay options differ.
+        let (src, replay) = match &w {
+            Workload::Gen(c) => return Generator::new(c.clone()).map(|g| Box::new(g) as Box<dyn RequestSource + Send>).map_err(|e| e.to_string()),
+            Workload::Trace(p) => (crate::trace::open(p, &read).map_err(|e| format!("{}: {e}", p.display()))?, &as_recorded),
+            Workload::Hm0Sample(r) => (crate::trace::embedded::hm0(&read), r),
+            Workload::Dtrs => (crate::trace::embedded::dtrs(&read), &as_recorded),
+        };
+        Ok(crate::trace::replay(src, replay, cap, page))
     };
     let mut reports = Vec::with_capacity(specs.len());
     for (s, r) in cell.schemes.iter().zip(run_many(&specs, open, &[])) {
