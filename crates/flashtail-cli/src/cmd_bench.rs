@@ -367,7 +367,10 @@ fn run_case(case: &str, requests: u64, chain: bool) -> anyhow::Result<Value> {
 }
 
 /// The reference workload (`requests` of workload preset bench-ref over the device's logical
-/// space) and a preconditioned simulation of `scheme` on `dev`, ready to run.
+/// space) and a preconditioned simulation of `scheme` on `dev`, ready to run. With
+/// `input_memory` > 0 the workload is drawn once into memory and replayed from there for the
+/// footprint pass and the run, as a user's `flashtail run` does (`job::record_input`); with
+/// 0 it is drawn anew for each (constant memory, for `--scaling`).
 fn reference_run(
     dev: DeviceConfig,
     scheme: &str,
@@ -375,18 +378,20 @@ fn reference_run(
     requests: u64,
     latency: LatencyMode,
     chain_transfers: bool,
-) -> anyhow::Result<(Simulation, flashtail::workload::Generator)> {
+    input_memory: u64,
+) -> anyhow::Result<(Simulation, Box<dyn flashtail::host::RequestSource + Send>)> {
     let cfg = flashtail::workload::preset("bench-ref")
         .context("workload preset bench-ref is missing")?
         .with_span(dev.host_bytes())
         .with_count(requests);
+    let open: flashtail::job::Opener = Box::new(move || {
+        Ok(Box::new(flashtail::workload::Generator::new(cfg.clone()).map_err(|e| e.to_string())?) as Box<dyn flashtail::host::RequestSource + Send>)
+    });
+    let open = flashtail::job::record_input(open, input_memory);
     // The footprint pass, when the device's preconditioning asks for one, is part of the
     // measured time: a user's run does it too.
-    let open = || -> Result<Box<dyn flashtail::host::RequestSource + Send>, String> {
-        Ok(Box::new(flashtail::workload::Generator::new(cfg.clone()).map_err(|e| e.to_string())?))
-    };
     let footprint = flashtail::runner::scan_footprint(&dev, &open)?;
-    let src = flashtail::workload::Generator::new(cfg.clone()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let src = open().map_err(anyhow::Error::msg)?;
     let scheme_def = build_scheme(scheme, None, SEED).map_err(anyhow::Error::msg)?;
     let opts = SimOptions { seed: SEED, oracle, latency, chain_transfers, footprint, ..Default::default() };
     let sim = Simulation::new(dev, scheme_def, opts)?;
@@ -396,7 +401,7 @@ fn reference_run(
 fn run_workload(scheme: &str, oracle: bool, requests: u64, chain: bool) -> anyhow::Result<Value> {
     let dev = presets::load("bench-ref").map_err(anyhow::Error::msg)?;
     let t0 = Instant::now();
-    let (sim, mut src) = reference_run(dev, scheme, oracle, requests, LatencyMode::Exact, chain)?;
+    let (sim, mut src) = reference_run(dev, scheme, oracle, requests, LatencyMode::Exact, chain, flashtail::job::INPUT_MEMORY_DEFAULT)?;
     let report = sim.run(&mut src)?;
     let total = t0.elapsed().as_secs_f64();
     Ok(json!({
@@ -440,7 +445,7 @@ fn run_scaling_case(variant: &str, requests: u64, chain: bool) -> anyhow::Result
     let dev = if variant.starts_with("steady") { steady_device()? } else { presets::load("bench-ref").map_err(anyhow::Error::msg)? };
     let latency = if variant.ends_with("-tail") { LatencyMode::Tail } else { LatencyMode::Exact };
     let t0 = Instant::now();
-    let (sim, mut src) = reference_run(dev, "base", false, requests, latency, chain)?;
+    let (sim, mut src) = reference_run(dev, "base", false, requests, latency, chain, 0)?;
     let cpu0 = precise_thread_cpu_seconds();
     let report = sim.run(&mut src)?;
     let cpu1 = precise_thread_cpu_seconds();
