@@ -148,14 +148,16 @@ pub fn precondition(
         let first = c * CHUNK_WORDS * 64;
         let mut rng = rng.clone();
         rng.set_word_pos(first as u128);
+        let always = rest >= 1.0;
         for l in first..(first + words.len() * 64).min(data) {
             // One word per page whether or not the footprint holds it: the draws of the
             // other pages do not depend on the footprint.
-            let drawn = rest >= 1.0 || (rng.gen::<u32>() as u64) < threshold;
-            if drawn || footprint.is_some_and(|f| f.holds(first_fill, l as u32)) {
-                words[(l - first) / 64] |= 1 << (l % 64);
-                counts[place(l as u32).idx()] += 1;
-            }
+            let drawn = always || (rng.gen::<u32>() as u64) < threshold;
+            // Without a branch on the (random) outcome: a mispredicted branch per page
+            // was most of this loop's time.
+            let chosen = u64::from(drawn | footprint.is_some_and(|f| f.holds(first_fill, l as u32)));
+            words[(l - first) / 64] |= chosen << (l % 64);
+            counts[place(l as u32).idx()] += chosen as u32;
         }
         counts
     };
@@ -221,15 +223,18 @@ pub fn precondition(
     // Pass 3: the k-th mapped logical page of a plane (in logical order) takes that plane's
     // k-th valid page (in page order), as a cursor walking the plans page by page would.
     let mut next: Vec<SetBits> = (0..planes).map(|pl| SetBits::from(valid_bits, pl * pages_per_plane)).collect();
-    for l in 0..n {
-        if !is_set(&bits, l) {
-            continue;
+    // The chosen logical pages in order, word by word (no test per page).
+    for (w, &word) in bits.iter().enumerate() {
+        let mut left = word;
+        while left != 0 {
+            let l = w * 64 + left.trailing_zeros() as usize;
+            left &= left - 1;
+            let ppn = next[place(l as u32).idx()].next(valid_bits) as u32;
+            debug_assert_eq!(l2p[l], NONE, "preconditioning maps each logical page once");
+            l2p[l] = ppn;
+            p2l[ppn as usize] = l as u32;
+            on_valid(Lpn(l as u32), ppn);
         }
-        let ppn = next[place(l as u32).idx()].next(valid_bits) as u32;
-        debug_assert_eq!(l2p[l], NONE, "preconditioning maps each logical page once");
-        l2p[l] = ppn;
-        p2l[ppn as usize] = l as u32;
-        on_valid(Lpn(l as u32), ppn);
     }
     // Seal the used blocks (fully programmed) and take them out of the free pools.
     let mut summary = PreconditionSummary { model: model.into(), footprint_pages: footprint.map_or(0, |f| f.count(first_fill)), ..Default::default() };
@@ -263,20 +268,22 @@ fn lay_out_plane(plan: &[BlockPlan], p: u32, mut rng: ChaCha8Rng, pages: usize) 
     let mut bits = vec![0u64; pages.div_ceil(64)];
     for (k, b) in plan.iter().enumerate() {
         let base = k * p as usize;
-        let mut set = |slot: u32| {
-            let i = base + slot as usize;
-            bits[i / 64] |= 1 << (i % 64);
-        };
         match b.pattern {
-            Pattern::InvalidPrefix(n) => (n..n + b.valid).for_each(&mut set),
+            Pattern::InvalidPrefix(n) => {
+                for slot in n..n + b.valid {
+                    let i = base + slot as usize;
+                    bits[i / 64] |= 1 << (i % 64);
+                }
+            }
             Pattern::Scattered => {
                 let mut left = b.valid;
                 let mut pos = 0;
                 while left > 0 {
-                    if rng.gen_range(0..p - pos) < left {
-                        set(pos);
-                        left -= 1;
-                    }
+                    // Branch-free on the random outcome (see pass 1 of `precondition`).
+                    let take = u32::from(rng.gen_range(0..p - pos) < left);
+                    let i = base + pos as usize;
+                    bits[i / 64] |= u64::from(take) << (i % 64);
+                    left -= take;
                     pos += 1;
                 }
             }
