@@ -9,7 +9,7 @@
 //! Does not look at content: a content-aware scheme's deduplication happens in the run.
 
 use crate::config::FootprintFill;
-use crate::host::{HostRequest, Op, RequestSource, SourceError};
+use crate::host::{Extent, HostRequest, Op, RequestSource, SourceError};
 
 /// Two bitsets over the host's logical pages.
 #[derive(Clone, Debug)]
@@ -41,15 +41,16 @@ impl Footprint {
     }
 
     /// Read the rest of `src` into this footprint (after a [`Noting`] pass over its start).
+    /// The requests come as extents ([`RequestSource::for_each_extent`]): a recorded input
+    /// hands them straight from memory.
     pub fn scan_rest(&mut self, src: &mut dyn RequestSource, page_size: u32) -> Result<(), SourceError> {
-        while let Some(r) = src.next_request()? {
-            self.note_request(&r, page_size);
-        }
+        src.for_each_extent(u64::MAX, &mut |e| self.note_extent(e, page_size))?;
         Ok(())
     }
 
     /// Note every page one request touches.
-    fn note_request(&mut self, r: &HostRequest, page_size: u32) {
+    #[inline]
+    fn note_extent(&mut self, r: Extent, page_size: u32) {
         let (lp, ps) = (self.pages as u64, page_size as u64);
         self.requests += 1;
         let (first, last) = if ps.is_power_of_two() {
@@ -125,9 +126,17 @@ impl RequestSource for Noting<'_> {
     fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
         let r = self.src.next_request().inspect_err(|_| self.failed = true)?;
         if let Some(r) = &r {
-            self.footprint.note_request(r, self.page_size);
+            self.footprint.note_extent(Extent::of(r), self.page_size);
         }
         Ok(r)
+    }
+    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(Extent)) -> Result<u64, SourceError> {
+        let (footprint, page_size) = (&mut *self.footprint, self.page_size);
+        let n = self.src.for_each_extent(limit, &mut |e| {
+            footprint.note_extent(e, page_size);
+            f(e)
+        });
+        n.inspect_err(|_| self.failed = true)
     }
     fn describe(&self) -> String {
         self.src.describe()
@@ -169,6 +178,9 @@ mod tests {
         for _ in 0..20 {
             noting.next_request().unwrap();
         }
+        let mut seen = 0;
+        assert_eq!(noting.for_each_extent(10, &mut |_| seen += 1).unwrap(), 10);
+        assert_eq!(seen, 10);
         f.scan_rest(&mut src, 4096).unwrap();
         assert_eq!((f.touched, f.read_first, f.requests), (whole.touched, whole.read_first, 50));
         assert_eq!((f.touched_pages, f.read_first_pages), (whole.touched_pages, whole.read_first_pages));

@@ -74,10 +74,11 @@ pub struct TraceReader {
     /// The last selected volume and its index (a look-up in `vol_index` per record cost
     /// more than parsing a field).
     last_volume: Option<(u64, u64)>,
-    reorder: Reorder<RawRecord>,
+    reorder: Reorder<Held>,
     window: usize,
-    base: Option<i128>,
-    last: i128,
+    base: Option<u64>,
+    /// The last released timestamp (0 before the first).
+    last: u64,
     eof: bool,
     /// Records parsed so far (before volume filter and reorder).
     parsed: u64,
@@ -88,6 +89,15 @@ pub struct TraceReader {
     same_run: u64,
     unit_note: Option<String>,
     pub counters: ReadCounters,
+}
+
+/// A record as the reorder window holds it: its time is the window's key, its volume is
+/// placed in the merged space already (a smaller item is less to move in and out).
+struct Held {
+    offset: u64,
+    size: u64,
+    op: crate::host::Op,
+    fingerprint: Option<crate::units::Fingerprint>,
 }
 
 pub struct ReaderConfig {
@@ -119,7 +129,7 @@ impl TraceReader {
             reorder: Reorder::new(cfg.window),
             window: cfg.window,
             base: None,
-            last: i128::MIN,
+            last: 0,
             eof: false,
             parsed: 0,
             failed: None,
@@ -148,7 +158,7 @@ impl TraceReader {
 
     /// The trace's own timestamp of the first request, in ns on the trace clock.
     pub fn original_start_ns(&self) -> Option<i128> {
-        self.base
+        self.base.map(i128::from)
     }
 
     fn note(&mut self, reason: String) {
@@ -357,7 +367,7 @@ impl TraceReader {
         }
     }
 
-    fn emit(&mut self, ts: i128, r: RawRecord) -> HostRequest {
+    fn emit(&mut self, ts: u64, r: Held) -> HostRequest {
         let base = *self.base.get_or_insert(ts);
         let ts = if ts < self.last {
             self.counters.clamped += 1;
@@ -370,7 +380,6 @@ impl TraceReader {
         } else {
             self.same_run = 1;
             self.counters.distinct_timestamps += 1;
-            // The i128 remainder is a library call: only while every time so far is whole.
             if self.counters.whole_seconds && ts % 1_000_000_000 != 0 {
                 self.counters.whole_seconds = false;
             }
@@ -378,7 +387,7 @@ impl TraceReader {
         self.counters.max_same_timestamp = self.counters.max_same_timestamp.max(self.same_run);
         self.last = ts;
         self.counters.requests += 1;
-        let arrival = Nanos(u64::try_from(ts - base).unwrap_or(u64::MAX));
+        let arrival = Nanos(ts - base);
         let mut req = HostRequest::new(arrival, r.offset, r.size, r.op);
         if let Some(fp) = r.fingerprint {
             // One MD5 per line: it covers the first 4 KiB block; further blocks are unknown.
@@ -466,15 +475,21 @@ fn is_comment(line: &[u8]) -> bool {
     line.iter().find(|b| **b != b' ' && **b != b'\t') == Some(&b'#')
 }
 
-impl RequestSource for TraceReader {
-    fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
+impl TraceReader {
+    /// The body of `next_request`, inlined into the loop of `for_each_request`.
+    #[inline(always)]
+    fn next_inline(&mut self) -> Result<Option<HostRequest>, SourceError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
         while !self.eof {
             match self.read_record() {
                 Ok(Some(r)) => {
-                    if let Some((ts, r)) = self.reorder.push(r.ts_ns, r) {
+                    // Every record's time is within the trace clock (0..=2^64-1 ns) here:
+                    // the plain path reads it as a u64, `check_time` checks the others.
+                    let ts = u64::try_from(r.ts_ns).unwrap_or(u64::MAX);
+                    let held = Held { offset: r.offset, size: r.size, op: r.op, fingerprint: r.fingerprint };
+                    if let Some((ts, r)) = self.reorder.push(ts, held) {
                         return Ok(Some(self.emit(ts, r)));
                     }
                 }
@@ -487,6 +502,22 @@ impl RequestSource for TraceReader {
             }
         }
         Ok(self.reorder.pop().map(|(ts, r)| self.emit(ts, r)))
+    }
+
+}
+
+impl RequestSource for TraceReader {
+    fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
+        self.next_inline()
+    }
+
+    fn for_each_request(&mut self, f: &mut dyn FnMut(HostRequest) -> bool) -> Result<(), SourceError> {
+        while let Some(r) = self.next_inline()? {
+            if !f(r) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     fn describe(&self) -> String {

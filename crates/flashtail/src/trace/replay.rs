@@ -65,9 +65,18 @@ pub struct ReplayCounters {
 
 pub struct Replay<S: RequestSource> {
     src: S,
+    st: State,
+}
+
+/// Everything of a replay but its source, so a request can be shaped while the source is
+/// handing it over ([`RequestSource::for_each_request`]).
+struct State {
     opts: ReplayOptions,
     capacity: u64,
     page: u64,
+    /// The window in ns of the trace clock (from its first request): start, end.
+    start: u64,
+    end: Option<u64>,
     /// The windowed first pass, kept only when looping.
     slice: Vec<HostRequest>,
     first_pass_done: bool,
@@ -76,7 +85,7 @@ pub struct Replay<S: RequestSource> {
     max_end: u64,
     last_rel: u64,
     period: u64,
-    pub counters: ReplayCounters,
+    counters: ReplayCounters,
 }
 
 impl<S: RequestSource> Replay<S> {
@@ -87,11 +96,14 @@ impl<S: RequestSource> Replay<S> {
         } else {
             logical_capacity_bytes
         };
-        Replay {
-            src,
+        let start = opts.start_s.map_or(0, |s| (s.max(0.0) * 1e9).round() as u64);
+        let end = opts.end_s.map(|e| (e.max(0.0) * 1e9).round() as u64);
+        let st = State {
             opts,
             capacity,
             page,
+            start,
+            end,
             slice: Vec::new(),
             first_pass_done: false,
             loop_k: 0,
@@ -100,34 +112,70 @@ impl<S: RequestSource> Replay<S> {
             last_rel: 0,
             period: 0,
             counters: ReplayCounters::default(),
-        }
-    }
-
-    fn start_ns(&self) -> u64 {
-        self.opts
-            .start_s
-            .map_or(0, |s| (s.max(0.0) * 1e9).round() as u64)
+        };
+        Replay { src, st }
     }
 
     /// The next request of the first pass, window-filtered and shifted to start at 0.
     fn next_in_window(&mut self) -> Result<Option<HostRequest>, SourceError> {
-        let start = self.start_ns();
-        let end = self.opts.end_s.map(|e| (e.max(0.0) * 1e9).round() as u64);
         loop {
-            let Some(mut r) = self.src.next_request()? else {
+            let Some(r) = self.src.next_request()? else {
                 return Ok(None);
             };
-            self.counters.pulled += 1;
-            if r.arrival.0 < start {
-                self.counters.before_window += 1;
-                continue;
+            match self.st.window(r) {
+                Windowed::Before => continue,
+                Windowed::In(r) => return Ok(Some(r)),
+                Windowed::After => return Ok(None),
             }
-            if end.is_some_and(|e| r.arrival.0 >= e) {
-                return Ok(None);
-            }
-            r.arrival = Nanos(r.arrival.0 - start);
-            return Ok(Some(r));
         }
+    }
+}
+
+/// Where a request of the first pass falls against the window.
+enum Windowed {
+    Before,
+    /// In it, shifted so the window starts at 0.
+    In(HostRequest),
+    After,
+}
+
+impl State {
+    /// A request of the first pass against the window (counted as pulled).
+    #[inline]
+    fn window(&mut self, mut r: HostRequest) -> Windowed {
+        self.counters.pulled += 1;
+        if r.arrival.0 < self.start {
+            self.counters.before_window += 1;
+            return Windowed::Before;
+        }
+        if self.end.is_some_and(|e| r.arrival.0 >= e) {
+            return Windowed::After;
+        }
+        r.arrival = Nanos(r.arrival.0 - self.start);
+        Windowed::In(r)
+    }
+
+    /// A windowed request of the first pass: noted, kept when looping, and shaped (`None`:
+    /// dropped).
+    #[inline]
+    fn first_pass(&mut self, r: HostRequest) -> Option<HostRequest> {
+        self.max_end = self.max_end.max(r.offset.saturating_add(r.size));
+        self.last_rel = r.arrival.0;
+        if self.opts.loops > 1 {
+            self.slice.push(r.clone());
+        }
+        self.shape(r, 0)
+    }
+
+    /// The first pass is over: the loops' period and address shift.
+    fn end_first_pass(&mut self) -> Result<(), SourceError> {
+        self.first_pass_done = true;
+        let n = self.slice.len() as u64;
+        let gap = if n > 1 { self.last_rel / (n - 1) } else { 1_000_000 };
+        self.period = self.last_rel + gap.max(1);
+        self.loop_k = 1;
+        self.pos = 0;
+        self.check_loop_shift()
     }
 
     fn loop_offset(&self) -> u64 {
@@ -208,46 +256,58 @@ impl<S: RequestSource> Replay<S> {
 
 impl<S: RequestSource> RequestSource for Replay<S> {
     fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
-        while !self.first_pass_done {
+        while !self.st.first_pass_done {
             match self.next_in_window()? {
                 Some(r) => {
-                    self.max_end = self.max_end.max(r.offset.saturating_add(r.size));
-                    self.last_rel = r.arrival.0;
-                    if self.opts.loops > 1 {
-                        self.slice.push(r.clone());
-                    }
-                    if let Some(r) = self.shape(r, 0) {
+                    if let Some(r) = self.st.first_pass(r) {
                         return Ok(Some(r));
                     }
                 }
-                None => {
-                    self.first_pass_done = true;
-                    let n = self.slice.len() as u64;
-                    let gap = if n > 1 {
-                        self.last_rel / (n - 1)
-                    } else {
-                        1_000_000
-                    };
-                    self.period = self.last_rel + gap.max(1);
-                    self.loop_k = 1;
-                    self.pos = 0;
-                    self.check_loop_shift()?;
-                }
+                None => self.st.end_first_pass()?,
             }
         }
-        while self.loop_k < self.opts.loops && !self.slice.is_empty() {
-            if self.pos < self.slice.len() {
-                let r = self.slice[self.pos].clone();
-                self.pos += 1;
-                if let Some(r) = self.shape(r, self.loop_k) {
+        let st = &mut self.st;
+        while st.loop_k < st.opts.loops && !st.slice.is_empty() {
+            if st.pos < st.slice.len() {
+                let r = st.slice[st.pos].clone();
+                st.pos += 1;
+                if let Some(r) = st.shape(r, st.loop_k) {
                     return Ok(Some(r));
                 }
                 continue;
             }
-            self.loop_k += 1;
-            self.pos = 0;
+            st.loop_k += 1;
+            st.pos = 0;
         }
         Ok(None)
+    }
+
+    /// The first pass straight through the source's own `for_each_request`, each request
+    /// shaped as it comes; the loops after it (kept requests) as `next_request` gives them.
+    fn for_each_request(&mut self, f: &mut dyn FnMut(HostRequest) -> bool) -> Result<(), SourceError> {
+        if !self.st.first_pass_done {
+            let st = &mut self.st;
+            // The source stopped because `f` is done (else it ended, or the window did).
+            let mut done = false;
+            self.src.for_each_request(&mut |r| match st.window(r) {
+                Windowed::Before => true,
+                Windowed::After => false,
+                Windowed::In(r) => {
+                    done = st.first_pass(r).is_some_and(|r| !f(r));
+                    !done
+                }
+            })?;
+            if done {
+                return Ok(());
+            }
+            self.st.end_first_pass()?;
+        }
+        while let Some(r) = self.next_request()? {
+            if !f(r) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     fn describe(&self) -> String {
@@ -255,7 +315,7 @@ impl<S: RequestSource> RequestSource for Replay<S> {
     }
 
     fn empty_reason(&self) -> Option<String> {
-        let c = &self.counters;
+        let c = &self.st.counters;
         if c.emitted > 0 {
             None
         } else if c.pulled == 0 {
@@ -264,11 +324,11 @@ impl<S: RequestSource> RequestSource for Replay<S> {
             Some(format!(
                 "every request reaches beyond the logical capacity ({} bytes) and --no-wrap \
                  drops such requests ({} dropped)",
-                self.capacity, c.beyond_capacity
+                self.st.capacity, c.beyond_capacity
             ))
         } else {
             // The source had requests and none was dropped: the window held none of them.
-            let o = &self.opts;
+            let o = &self.st.opts;
             let win = |x: Option<f64>| x.map_or(String::new(), |s| format!("{s}"));
             Some(format!(
                 "no request in --window {}:{} ({} requests before its start)",
@@ -281,8 +341,8 @@ impl<S: RequestSource> RequestSource for Replay<S> {
 
     fn summary(&self) -> Vec<(String, String)> {
         let mut v = self.src.summary();
-        let o = &self.opts;
-        let c = &self.counters;
+        let o = &self.st.opts;
+        let c = &self.st.counters;
         let win = |x: Option<f64>| x.map_or("-".to_string(), short);
         v.push(("replay_time_scale".into(), short(o.time_scale)));
         v.push((
@@ -295,16 +355,16 @@ impl<S: RequestSource> RequestSource for Replay<S> {
         ));
         v.push(("replay_loops".into(), o.loops.to_string()));
         if o.loops > 1 {
-            v.push(("replay_loop_period_ns".into(), self.period.to_string()));
+            v.push(("replay_loop_period_ns".into(), self.st.period.to_string()));
             v.push((
                 "replay_loop_offset_bytes".into(),
-                self.loop_offset().to_string(),
+                self.st.loop_offset().to_string(),
             ));
         }
         v.push((
             "replay_align_bytes".into(),
             if o.align {
-                self.page.to_string()
+                self.st.page.to_string()
             } else {
                 "off".into()
             },
@@ -313,7 +373,7 @@ impl<S: RequestSource> RequestSource for Replay<S> {
         v.push((
             "replay_wrap_capacity_bytes".into(),
             if o.wrap {
-                self.capacity.to_string()
+                self.st.capacity.to_string()
             } else {
                 "off".into()
             },
