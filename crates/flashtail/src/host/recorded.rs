@@ -42,8 +42,8 @@ impl Recording {
         };
         // Whether the stream still fits (in the budget, and as the recording keeps it).
         let mut fits = true;
-        let read = src.for_each_request(&mut |q| {
-            fits = r.push(&q) && r.bytes() <= budget_bytes;
+        let read = src.for_each_request(&mut |e, fps| {
+            fits = r.push(e, fps) && r.bytes() <= budget_bytes;
             fits
         });
         if read.is_err() || !fits {
@@ -58,12 +58,12 @@ impl Recording {
     /// Adds one request; `false` when it cannot be kept (a size with the top bit set cannot
     /// be told from the write flag; more than 2^32 fingerprints).
     #[inline]
-    fn push(&mut self, q: &HostRequest) -> bool {
-        if !q.fingerprints.is_empty() && self.fp_start.is_empty() {
+    fn push(&mut self, q: Extent, fps: &[Fingerprint]) -> bool {
+        if !fps.is_empty() && self.fp_start.is_empty() {
             self.fp_start = vec![0; self.reqs.len() + 1];
         }
         if !self.fp_start.is_empty() {
-            self.fingerprints.extend_from_slice(&q.fingerprints);
+            self.fingerprints.extend_from_slice(fps);
             let Ok(end) = u32::try_from(self.fingerprints.len()) else { return false };
             self.fp_start.push(end);
         }

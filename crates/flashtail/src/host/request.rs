@@ -80,14 +80,14 @@ pub trait RequestSource {
         }
         Ok(n)
     }
-    /// Hands the next requests to `f`, in order, until `f` returns `false` (that request is
-    /// taken) or the source ends: exactly the requests [`RequestSource::next_request`] would
-    /// give, by default through it. A source of several stages (a trace reader under its
+    /// Hands the next requests to `f` (each as its extent and its content fingerprints), in
+    /// order, until `f` returns `false` (that request is taken) or the source ends: exactly
+    /// the requests [`RequestSource::next_request`] would give, by default through it. A source of several stages (a trace reader under its
     /// replay controls) passes each request on through them instead of returning it up
     /// through each stage.
-    fn for_each_request(&mut self, f: &mut dyn FnMut(HostRequest) -> bool) -> Result<(), SourceError> {
+    fn for_each_request(&mut self, f: &mut dyn FnMut(Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
         while let Some(r) = self.next_request()? {
-            if !f(r) {
+            if !f(Extent::of(&r), &r.fingerprints) {
                 break;
             }
         }
@@ -137,7 +137,7 @@ impl<T: RequestSource + ?Sized> RequestSource for Box<T> {
     fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(Extent)) -> Result<u64, SourceError> {
         (**self).for_each_extent(limit, f)
     }
-    fn for_each_request(&mut self, f: &mut dyn FnMut(HostRequest) -> bool) -> Result<(), SourceError> {
+    fn for_each_request(&mut self, f: &mut dyn FnMut(Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
         (**self).for_each_request(f)
     }
     fn describe(&self) -> String {

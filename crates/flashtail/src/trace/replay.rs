@@ -12,7 +12,8 @@
 //! same pages. Looping keeps the windowed slice in memory (slices are what one loops); with
 //! one loop nothing is buffered. What it does not do: change read/write mix or sizes.
 
-use crate::host::{HostRequest, RequestSource, SourceError};
+use crate::host::{Extent, HostRequest, RequestSource, SourceError};
+use crate::units::Fingerprint;
 use crate::units::Nanos;
 
 /// Replay controls; `Default` replays the trace unchanged apart from wrap and alignment.
@@ -119,12 +120,15 @@ impl<S: RequestSource> Replay<S> {
     /// The next request of the first pass, window-filtered and shifted to start at 0.
     fn next_in_window(&mut self) -> Result<Option<HostRequest>, SourceError> {
         loop {
-            let Some(r) = self.src.next_request()? else {
+            let Some(mut r) = self.src.next_request()? else {
                 return Ok(None);
             };
-            match self.st.window(r) {
+            match self.st.window(r.arrival) {
                 Windowed::Before => continue,
-                Windowed::In(r) => return Ok(Some(r)),
+                Windowed::In(t) => {
+                    r.arrival = t;
+                    return Ok(Some(r));
+                }
                 Windowed::After => return Ok(None),
             }
         }
@@ -134,37 +138,44 @@ impl<S: RequestSource> Replay<S> {
 /// Where a request of the first pass falls against the window.
 enum Windowed {
     Before,
-    /// In it, shifted so the window starts at 0.
-    In(HostRequest),
+    /// In it: the arrival shifted so the window starts at 0.
+    In(Nanos),
     After,
 }
 
 impl State {
     /// A request of the first pass against the window (counted as pulled).
     #[inline]
-    fn window(&mut self, mut r: HostRequest) -> Windowed {
+    fn window(&mut self, arrival: Nanos) -> Windowed {
         self.counters.pulled += 1;
-        if r.arrival.0 < self.start {
+        if arrival.0 < self.start {
             self.counters.before_window += 1;
             return Windowed::Before;
         }
-        if self.end.is_some_and(|e| r.arrival.0 >= e) {
+        if self.end.is_some_and(|e| arrival.0 >= e) {
             return Windowed::After;
         }
-        r.arrival = Nanos(r.arrival.0 - self.start);
-        Windowed::In(r)
+        Windowed::In(Nanos(arrival.0 - self.start))
     }
 
     /// A windowed request of the first pass: noted, kept when looping, and shaped (`None`:
     /// dropped).
     #[inline]
     fn first_pass(&mut self, r: HostRequest) -> Option<HostRequest> {
-        self.max_end = self.max_end.max(r.offset.saturating_add(r.size));
-        self.last_rel = r.arrival.0;
         if self.opts.loops > 1 {
             self.slice.push(r.clone());
         }
-        self.shape(r, 0)
+        let mut e = Extent::of(&r);
+        self.first_pass_extent(&mut e).then(|| HostRequest { arrival: e.arrival, offset: e.offset, size: e.size, ..r })
+    }
+
+    /// A windowed request of the first pass, as its extent: noted and shaped (`false`:
+    /// dropped). The caller keeps it for the loops.
+    #[inline]
+    fn first_pass_extent(&mut self, e: &mut Extent) -> bool {
+        self.max_end = self.max_end.max(e.offset.saturating_add(e.size));
+        self.last_rel = e.arrival.0;
+        self.shape(e, 0)
     }
 
     /// The first pass is over: the loops' period and address shift.
@@ -208,7 +219,8 @@ impl State {
 
     /// Applies loop shift, scale, alignment and wrap; `None` when the request is dropped
     /// (beyond the capacity without wrap).
-    fn shape(&mut self, mut r: HostRequest, k: u32) -> Option<HostRequest> {
+    #[inline]
+    fn shape(&mut self, r: &mut Extent, k: u32) -> bool {
         let t = r
             .arrival
             .0
@@ -246,11 +258,11 @@ impl State {
                 }
             } else {
                 self.counters.beyond_capacity += 1;
-                return None;
+                return false;
             }
         }
         self.counters.emitted += 1;
-        Some(r)
+        true
     }
 }
 
@@ -269,10 +281,11 @@ impl<S: RequestSource> RequestSource for Replay<S> {
         let st = &mut self.st;
         while st.loop_k < st.opts.loops && !st.slice.is_empty() {
             if st.pos < st.slice.len() {
-                let r = st.slice[st.pos].clone();
+                let mut e = Extent::of(&st.slice[st.pos]);
                 st.pos += 1;
-                if let Some(r) = st.shape(r, st.loop_k) {
-                    return Ok(Some(r));
+                if st.shape(&mut e, st.loop_k) {
+                    let r = &st.slice[st.pos - 1];
+                    return Ok(Some(HostRequest { arrival: e.arrival, offset: e.offset, size: e.size, op: r.op, fingerprints: r.fingerprints.clone() }));
                 }
                 continue;
             }
@@ -284,16 +297,20 @@ impl<S: RequestSource> RequestSource for Replay<S> {
 
     /// The first pass straight through the source's own `for_each_request`, each request
     /// shaped as it comes; the loops after it (kept requests) as `next_request` gives them.
-    fn for_each_request(&mut self, f: &mut dyn FnMut(HostRequest) -> bool) -> Result<(), SourceError> {
-        if !self.st.first_pass_done {
+    /// The first pass straight through the source's own `for_each_request`, each request
+    /// shaped as it comes (without loops: with them, the first pass is kept as requests and
+    /// goes through `next_request`).
+    fn for_each_request(&mut self, f: &mut dyn FnMut(Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
+        if !self.st.first_pass_done && self.st.opts.loops <= 1 {
             let st = &mut self.st;
             // The source stopped because `f` is done (else it ended, or the window did).
             let mut done = false;
-            self.src.for_each_request(&mut |r| match st.window(r) {
+            self.src.for_each_request(&mut |mut e, fps| match st.window(e.arrival) {
                 Windowed::Before => true,
                 Windowed::After => false,
-                Windowed::In(r) => {
-                    done = st.first_pass(r).is_some_and(|r| !f(r));
+                Windowed::In(t) => {
+                    e.arrival = t;
+                    done = st.first_pass_extent(&mut e) && !f(e, fps);
                     !done
                 }
             })?;
@@ -303,7 +320,7 @@ impl<S: RequestSource> RequestSource for Replay<S> {
             self.st.end_first_pass()?;
         }
         while let Some(r) = self.next_request()? {
-            if !f(r) {
+            if !f(Extent::of(&r), &r.fingerprints) {
                 break;
             }
         }
@@ -426,12 +443,65 @@ fn round_up(x: u64, page: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::host::{Fingerprints, Op, VecSource};
+
+    fn requests() -> Vec<HostRequest> {
+        (0..200u64)
+            .map(|i| {
+                let mut r = HostRequest::new(Nanos(i * 7_000_000), (i * 37 % 101) * 3000, 512 + (i % 9) * 2048, if i % 4 == 0 { Op::Write } else { Op::Read });
+                if i % 5 == 0 {
+                    r.fingerprints = Fingerprints::from_slice(&[i, i + 1]);
+                }
+                r
+            })
+            .collect()
+    }
+
+    /// What `for_each_request` hands over, with a stop after `stop` requests and the rest
+    /// through `next_request`; and the notes after.
+    fn bulk(opts: &ReplayOptions, stop: usize) -> (Vec<(Extent, Vec<u64>)>, Vec<(String, String)>) {
+        let mut r = Replay::new(VecSource::new(requests()), opts.clone(), 200_000, 4096);
+        let mut got = Vec::new();
+        r.for_each_request(&mut |e, fps| {
+            got.push((e, fps.to_vec()));
+            got.len() < stop
+        })
+        .unwrap();
+        while let Some(q) = r.next_request().unwrap() {
+            got.push((Extent::of(&q), q.fingerprints.to_vec()));
+        }
+        (got, r.summary())
+    }
+
+    /// Handed over in bulk or one by one, a replay gives the same requests and notes: with a
+    /// window, time scale, wrap or drops, and loops, stopped part way or not.
+    #[test]
+    fn bulk_and_one_by_one_replays_agree() {
+        let window = ReplayOptions { start_s: Some(0.1), end_s: Some(1.2), time_scale: 2.0, ..ReplayOptions::default() };
+        let no_wrap = ReplayOptions { wrap: false, align: false, ..ReplayOptions::default() };
+        let loops = ReplayOptions { loops: 3, end_s: Some(0.5), ..ReplayOptions::default() };
+        for opts in [ReplayOptions::default(), window, no_wrap, loops] {
+            let mut one = Replay::new(VecSource::new(requests()), opts.clone(), 200_000, 4096);
+            let mut want = Vec::new();
+            while let Some(q) = one.next_request().unwrap() {
+                want.push((Extent::of(&q), q.fingerprints.to_vec()));
+            }
+            assert!(want.len() > 20, "{opts:?}");
+            for stop in [usize::MAX, 1, 17] {
+                let (got, notes) = bulk(&opts, stop);
+                assert_eq!(got, want, "{opts:?}, stop {stop}");
+                assert_eq!(notes, one.summary(), "{opts:?}, stop {stop}");
+            }
+        }
+    }
+
     #[test]
     fn page_rounding_with_and_without_division_agree() {
         for page in [1u64, 512, 4096, 16384, 3000] {
             for x in [0u64, 1, 511, 512, 4095, 4096, 4097, 123_456_789, u64::MAX - 5000, u64::MAX - 1, u64::MAX] {
-                assert_eq!(super::round_down(x, page), x / page * page, "{x} {page}");
-                assert_eq!(super::round_up(x, page), x.div_ceil(page).saturating_mul(page), "{x} {page}");
+                assert_eq!(round_down(x, page), x / page * page, "{x} {page}");
+                assert_eq!(round_up(x, page), x.div_ceil(page).saturating_mul(page), "{x} {page}");
             }
         }
     }

@@ -36,11 +36,13 @@ impl LineParser for Ascii {
 /// product beyond 64 bits, an op code other than 0 or 1 (or a line longer than
 /// `plain::MAX_PLAIN` bytes).
 pub(super) fn plain_five(line: &[u8], unit_ns: f64, c: &FiveColumns) -> Option<RawRecord> {
-    // A whole number of ns in 1..=1e12 (a cast and back, not `fract`: a library call).
-    let unit = unit_ns as u64;
+    // A whole number of ns in 1..=1e12 (a cast and back, not `fract`: a library call; NaN
+    // casts to 0).
+    let unit = unit_ns as i64;
     if unit as f64 != unit_ns || !(1..=1_000_000_000_000).contains(&unit) {
         return None;
     }
+    let unit = unit as u64;
     let [time, dev, addr, size, op] = super::plain::plain_fields::<5>(line)?;
     let op = match op {
         1 => crate::host::Op::Read,
