@@ -9,7 +9,7 @@
 //! Does not look at content: a content-aware scheme's deduplication happens in the run.
 
 use crate::config::FootprintFill;
-use crate::host::{HostRequest, Op, RequestSource, SourceError};
+use crate::host::{Extent, HostRequest, Op, RequestSource, SourceError};
 
 /// Two bitsets over the host's logical pages.
 #[derive(Clone, Debug)]
@@ -41,15 +41,16 @@ impl Footprint {
     }
 
     /// Read the rest of `src` into this footprint (after a [`Noting`] pass over its start).
+    /// The requests come as extents ([`RequestSource::for_each_extent`]): a recorded input
+    /// hands them straight from memory.
     pub fn scan_rest(&mut self, src: &mut dyn RequestSource, page_size: u32) -> Result<(), SourceError> {
-        while let Some(r) = src.next_request()? {
-            self.note_request(&r, page_size);
-        }
+        src.for_each_extent(u64::MAX, &mut |e| self.note_extent(e, page_size))?;
         Ok(())
     }
 
-    /// Note every page one request touches.
-    fn note_request(&mut self, r: &HostRequest, page_size: u32) {
+    /// Note every page one request touches, a 64-page word at a time.
+    #[inline]
+    fn note_extent(&mut self, r: Extent, page_size: u32) {
         let (lp, ps) = (self.pages as u64, page_size as u64);
         self.requests += 1;
         let (first, last) = if ps.is_power_of_two() {
@@ -59,27 +60,36 @@ impl Footprint {
             (r.offset / ps, (r.offset + r.size.max(1) - 1) / ps)
         };
         // A request longer than the logical space touches every page once.
-        let last = last.min(first + lp - 1);
+        let mut left = last.min(first + lp - 1) - first + 1;
         // One division for the request; its further pages count on and wrap.
         let mut page = first % lp;
-        for _ in first..=last {
-            self.note(page as u32, r.op);
-            page += 1;
+        let read = r.op == Op::Read;
+        while left > 0 {
+            // The pages from `page` on within its word, before the wrap.
+            let bit = page % 64;
+            let n = left.min(64 - bit).min(lp - page);
+            let mask = if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << bit };
+            self.note_word((page / 64) as usize, mask, read);
+            page += n;
             if page == lp {
                 page = 0;
             }
+            left -= n;
         }
     }
 
-    /// Note one page access, in stream order.
-    pub fn note(&mut self, lpn: u32, op: Op) {
-        let (w, b) = (lpn as usize / 64, 1u64 << (lpn % 64));
-        if self.touched[w] & b == 0 {
-            self.touched[w] |= b;
-            self.touched_pages += 1;
-            if op == Op::Read {
-                self.read_first[w] |= b;
-                self.read_first_pages += 1;
+    /// Note the pages `mask` selects in word `w` (pages of one request: distinct), in
+    /// stream order: those not seen before are touched, and read first when `read`.
+    #[inline]
+    fn note_word(&mut self, w: usize, mask: u64, read: bool) {
+        let fresh = mask & !self.touched[w];
+        if fresh != 0 {
+            let n = u64::from(fresh.count_ones());
+            self.touched[w] |= fresh;
+            self.touched_pages += n;
+            if read {
+                self.read_first[w] |= fresh;
+                self.read_first_pages += n;
             }
         }
     }
@@ -125,9 +135,17 @@ impl RequestSource for Noting<'_> {
     fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
         let r = self.src.next_request().inspect_err(|_| self.failed = true)?;
         if let Some(r) = &r {
-            self.footprint.note_request(r, self.page_size);
+            self.footprint.note_extent(Extent::of(r), self.page_size);
         }
         Ok(r)
+    }
+    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(Extent)) -> Result<u64, SourceError> {
+        let (footprint, page_size) = (&mut *self.footprint, self.page_size);
+        let n = self.src.for_each_extent(limit, &mut |e| {
+            footprint.note_extent(e, page_size);
+            f(e)
+        });
+        n.inspect_err(|_| self.failed = true)
     }
     fn describe(&self) -> String {
         self.src.describe()
@@ -169,9 +187,46 @@ mod tests {
         for _ in 0..20 {
             noting.next_request().unwrap();
         }
+        let mut seen = 0;
+        assert_eq!(noting.for_each_extent(10, &mut |_| seen += 1).unwrap(), 10);
+        assert_eq!(seen, 10);
         f.scan_rest(&mut src, 4096).unwrap();
         assert_eq!((f.touched, f.read_first, f.requests), (whole.touched, whole.read_first, 50));
         assert_eq!((f.touched_pages, f.read_first_pages), (whole.touched_pages, whole.read_first_pages));
+    }
+
+    /// Word-at-a-time noting gives the bitsets and counts of noting page by page, on
+    /// requests across word boundaries and the wrap, over a space of no whole words.
+    #[test]
+    fn words_at_a_time_match_page_by_page() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let pages = 1000u32;
+        let reqs: Vec<HostRequest> = (0..3000u64)
+            .map(|i| {
+                let op = if rng.gen_bool(0.5) { Op::Read } else { Op::Write };
+                HostRequest::new(Nanos(i), rng.gen_range(0..1200u64) * 4096 + rng.gen_range(0..4096), rng.gen_range(1..300u64) * 1024, op)
+            })
+            .collect();
+        let f = Footprint::scan(&mut VecSource::new(reqs.clone()), pages, 4096).unwrap();
+        let (mut touched, mut read_first) = (vec![false; pages as usize], vec![false; pages as usize]);
+        for r in &reqs {
+            let (first, last) = (r.offset / 4096, (r.offset + r.size - 1) / 4096);
+            for p in first..=last.min(first + u64::from(pages) - 1) {
+                let p = (p % u64::from(pages)) as usize;
+                if !touched[p] {
+                    touched[p] = true;
+                    read_first[p] = r.op == Op::Read;
+                }
+            }
+        }
+        let count = |v: &[bool]| v.iter().filter(|x| **x).count() as u64;
+        assert_eq!((f.touched_pages, f.read_first_pages), (count(&touched), count(&read_first)));
+        for p in 0..pages {
+            assert_eq!(f.holds(FootprintFill::Touched, p), touched[p as usize], "page {p}");
+            assert_eq!(f.holds(FootprintFill::Reads, p), read_first[p as usize], "page {p}");
+        }
+        assert!(f.touched_pages > 900 && f.read_first_pages > 300, "{} {}", f.touched_pages, f.read_first_pages);
     }
 
     #[test]

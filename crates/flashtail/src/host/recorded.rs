@@ -8,7 +8,7 @@
 //! that fails is not recorded either: its runs read it again and report the failure. The
 //! replay yields exactly the requests, description and summary notes of the source.
 
-use super::{Fingerprints, HostRequest, Op, RequestSource, SourceError};
+use super::{Extent, Fingerprints, HostRequest, Op, RequestSource, SourceError};
 use crate::units::{Fingerprint, Nanos};
 use std::sync::Arc;
 
@@ -40,27 +40,38 @@ impl Recording {
             summary: Vec::new(),
             empty_reason: None,
         };
-        while let Some(q) = src.next_request().ok()? {
-            if !q.fingerprints.is_empty() && r.fp_start.is_empty() {
-                r.fp_start = vec![0; r.reqs.len() + 1];
-            }
-            if !r.fp_start.is_empty() {
-                r.fingerprints.extend_from_slice(&q.fingerprints);
-                r.fp_start.push(u32::try_from(r.fingerprints.len()).ok()?);
-            }
-            // A size with the top bit set cannot be told from the write flag: not recorded.
-            if q.size & WRITE != 0 {
-                return None;
-            }
-            r.reqs.push([q.arrival.0, q.offset, q.size | if q.op == Op::Write { WRITE } else { 0 }]);
-            if r.bytes() > budget_bytes {
-                return None;
-            }
+        // Whether the stream still fits (in the budget, and as the recording keeps it).
+        let mut fits = true;
+        let read = src.for_each_request(&mut |e, fps| {
+            fits = r.push(e, fps) && r.bytes() <= budget_bytes;
+            fits
+        });
+        if read.is_err() || !fits {
+            return None;
         }
         r.summary = src.summary();
         r.empty_reason = src.empty_reason();
         r.reqs.shrink_to_fit();
         Some(r)
+    }
+
+    /// Adds one request; `false` when it cannot be kept (a size with the top bit set cannot
+    /// be told from the write flag; more than 2^32 fingerprints).
+    #[inline]
+    fn push(&mut self, q: Extent, fps: &[Fingerprint]) -> bool {
+        if !fps.is_empty() && self.fp_start.is_empty() {
+            self.fp_start = vec![0; self.reqs.len() + 1];
+        }
+        if !self.fp_start.is_empty() {
+            self.fingerprints.extend_from_slice(fps);
+            let Ok(end) = u32::try_from(self.fingerprints.len()) else { return false };
+            self.fp_start.push(end);
+        }
+        if q.size & WRITE != 0 {
+            return false;
+        }
+        self.reqs.push([q.arrival.0, q.offset, q.size | if q.op == Op::Write { WRITE } else { 0 }]);
+        true
     }
 
     /// Requests held.
@@ -104,6 +115,16 @@ impl RequestSource for Replayed {
         }
         Ok(Some(q))
     }
+    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(Extent)) -> Result<u64, SourceError> {
+        let rest = &self.rec.reqs[self.next..];
+        let take = rest.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
+        for &[arrival, offset, size_op] in &rest[..take] {
+            let op = if size_op & WRITE != 0 { Op::Write } else { Op::Read };
+            f(Extent { arrival: Nanos(arrival), offset, size: size_op & !WRITE, op });
+        }
+        self.next += take;
+        Ok(take as u64)
+    }
     fn describe(&self) -> String {
         self.rec.describe.clone()
     }
@@ -139,6 +160,23 @@ mod tests {
             let got: Vec<HostRequest> = std::iter::from_fn(|| r.next_request().unwrap()).collect();
             assert_eq!(got, want);
         }
+    }
+
+    /// Extents come straight from memory, as many as asked, and the replay goes on after
+    /// them with the next request.
+    #[test]
+    fn extents_are_the_requests_without_content() {
+        let want = stream();
+        let rec = Arc::new(Recording::read(&mut VecSource::new(want.clone()), 1 << 20).unwrap());
+        let mut r = Replayed::new(rec);
+        let mut got = Vec::new();
+        assert_eq!(r.for_each_extent(25, &mut |e| got.push(e)).unwrap(), 25);
+        assert_eq!(r.next_request().unwrap().as_ref(), Some(&want[25]));
+        assert_eq!(r.for_each_extent(u64::MAX, &mut |e| got.push(e)).unwrap(), 14);
+        assert_eq!(r.for_each_extent(5, &mut |e| got.push(e)).unwrap(), 0);
+        let mut expect: Vec<Extent> = want.iter().map(Extent::of).collect();
+        expect.remove(25);
+        assert_eq!(got, expect);
     }
 
     #[test]

@@ -37,6 +37,22 @@ impl HostRequest {
     }
 }
 
+/// Where and when a request goes, without its content: what the passes over the input
+/// that only place requests need (the footprint, the plausibility checks).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Extent {
+    pub arrival: Nanos,
+    pub offset: u64,
+    pub size: u64,
+    pub op: Op,
+}
+
+impl Extent {
+    pub fn of(r: &HostRequest) -> Extent {
+        Extent { arrival: r.arrival, offset: r.offset, size: r.size, op: r.op }
+    }
+}
+
 /// An error a request source reports: where it is and what is wrong.
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 #[error("{location}: {message}")]
@@ -51,6 +67,32 @@ pub struct SourceError {
 pub trait RequestSource {
     /// The next request, `Ok(None)` at the end, or an error that stops the run.
     fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError>;
+    /// Hands the next requests, up to `limit` of them, to `f` without their content, and
+    /// returns how many it handed (fewer than `limit`: the source ended). Exactly the
+    /// requests [`RequestSource::next_request`] would give, by default through it; a source
+    /// held in memory reads them straight from there.
+    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(Extent)) -> Result<u64, SourceError> {
+        let mut n = 0;
+        while n < limit {
+            let Some(r) = self.next_request()? else { break };
+            f(Extent::of(&r));
+            n += 1;
+        }
+        Ok(n)
+    }
+    /// Hands the next requests to `f` (each as its extent and its content fingerprints), in
+    /// order, until `f` returns `false` (that request is taken) or the source ends: exactly
+    /// the requests [`RequestSource::next_request`] would give, by default through it. A source of several stages (a trace reader under its
+    /// replay controls) passes each request on through them instead of returning it up
+    /// through each stage.
+    fn for_each_request(&mut self, f: &mut dyn FnMut(Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
+        while let Some(r) = self.next_request()? {
+            if !f(Extent::of(&r), &r.fingerprints) {
+                break;
+            }
+        }
+        Ok(())
+    }
     /// A short human description (file name and format, or generator parameters).
     fn describe(&self) -> String {
         String::from("requests")
@@ -91,6 +133,12 @@ impl RequestSource for VecSource {
 impl<T: RequestSource + ?Sized> RequestSource for Box<T> {
     fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
         (**self).next_request()
+    }
+    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(Extent)) -> Result<u64, SourceError> {
+        (**self).for_each_extent(limit, f)
+    }
+    fn for_each_request(&mut self, f: &mut dyn FnMut(Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
+        (**self).for_each_request(f)
     }
     fn describe(&self) -> String {
         (**self).describe()

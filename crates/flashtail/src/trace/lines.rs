@@ -5,50 +5,64 @@
 //! (classic Mac OS line endings: a file of them read as one line).
 
 use std::collections::VecDeque;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, Read};
 
 /// Longest line kept; real trace lines are < 200 bytes.
 pub const MAX_LINE: usize = 64 * 1024;
+/// Bytes asked of the stream per read.
+const CHUNK: usize = 256 * 1024;
 
 pub struct LineReader {
-    inner: BufReader<Box<dyn Read + Send>>,
+    inner: Box<dyn Read + Send>,
+    /// Bytes read from the stream: `data[pos..filled]` are not yet taken into a line.
+    data: Vec<u8>,
+    pos: usize,
+    filled: usize,
+    /// The stream has ended.
+    eof: bool,
+    /// The current line: `data[start..end]`, or `held` when it was peeked ahead.
+    start: usize,
+    end: usize,
+    from_held: bool,
+    held: Vec<u8>,
     pending: VecDeque<(Vec<u8>, bool)>,
-    pub buf: Vec<u8>,
     /// True when the current line was longer than `MAX_LINE`.
     pub overlong: bool,
     /// 1-based number of the current line.
     pub line_no: u64,
     /// The last line ended with `\r`: a `\n` right after it belongs to that ending.
     skip_lf: bool,
+    /// The current line was cut at `MAX_LINE`: the rest of it is still to be skipped.
+    skip_rest: bool,
 }
 
 impl LineReader {
     pub fn new(r: Box<dyn Read + Send>) -> LineReader {
         LineReader {
-            inner: BufReader::with_capacity(256 * 1024, r),
+            inner: r,
+            data: Vec::new(),
+            pos: 0,
+            filled: 0,
+            eof: false,
+            start: 0,
+            end: 0,
+            from_held: false,
+            held: Vec::new(),
             pending: VecDeque::new(),
-            buf: Vec::with_capacity(256),
             overlong: false,
             line_no: 0,
             skip_lf: false,
+            skip_rest: false,
         }
     }
 
     /// Reads up to `n` lines ahead (for detection) without consuming them.
     pub fn peek_lines(&mut self, n: usize) -> io::Result<Vec<Vec<u8>>> {
-        let mut out = Vec::new();
         while self.pending.len() < n {
-            let mut b = Vec::new();
-            let (got, over) = read_bounded(&mut self.inner, &mut b, &mut self.skip_lf)?;
-            if !got {
-                break;
-            }
-            self.pending.push_back((b, over));
+            let Some((start, end, over)) = self.scan()? else { break };
+            self.pending.push_back((self.data[start..end].to_vec(), over));
         }
-        for (l, _) in &self.pending {
-            out.push(l.clone());
-        }
-        Ok(out)
+        Ok(self.pending.iter().map(|(l, _)| l.clone()).collect())
     }
 
     /// Lines read from the stream so far, the ones peeked ahead included (for "the stream
@@ -60,88 +74,166 @@ impl LineReader {
     /// Reads on, discarding, up to `max` bytes or the end of the stream, for the error it may
     /// hold: a decoder checks a compressed stream's checksum only at its end.
     pub fn drain(&mut self, max: u64) -> io::Result<()> {
-        let mut left = max;
-        while left > 0 {
-            let n = match self.inner.fill_buf() {
-                Ok([]) => return Ok(()),
-                Ok(chunk) => chunk.len().min(usize::try_from(left).unwrap_or(usize::MAX)),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+        let buffered = (self.filled - self.pos).min(usize::try_from(max).unwrap_or(usize::MAX));
+        self.pos += buffered;
+        let mut left = max - buffered as u64;
+        self.data.resize(CHUNK, 0);
+        while left > 0 && !self.eof {
+            let want = CHUNK.min(usize::try_from(left).unwrap_or(usize::MAX));
+            match self.inner.read(&mut self.data[..want]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => left -= n as u64,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
-            };
-            self.inner.consume(n);
-            left -= n as u64;
+            }
+            // What was read is discarded.
+            (self.pos, self.filled) = (0, 0);
         }
         Ok(())
     }
 
     /// Advances to the next line; `Ok(false)` at the end of the stream.
+    #[inline]
     pub fn next_line(&mut self) -> io::Result<bool> {
         if let Some((l, over)) = self.pending.pop_front() {
-            self.buf = l;
+            self.held = l;
+            self.from_held = true;
             self.overlong = over;
             self.line_no += 1;
             return Ok(true);
         }
-        let (got, over) = read_bounded(&mut self.inner, &mut self.buf, &mut self.skip_lf)?;
-        if got {
-            self.line_no += 1;
-            self.overlong = over;
-        }
-        Ok(got)
+        self.from_held = false;
+        let Some((start, end, over)) = self.scan()? else { return Ok(false) };
+        (self.start, self.end, self.overlong) = (start, end, over);
+        self.line_no += 1;
+        Ok(true)
     }
-}
 
-/// Reads one line (without its `\n`, `\r\n` or `\r`) into `buf`, keeping at most
-/// `MAX_LINE` bytes. `skip_lf` carries a `\r` ending across calls, so that the `\n` of a
-/// `\r\n` split over two reads is not taken for an empty line.
-fn read_bounded(r: &mut impl BufRead, buf: &mut Vec<u8>, skip_lf: &mut bool) -> io::Result<(bool, bool)> {
-    buf.clear();
-    let mut any = false;
-    let mut over = false;
-    loop {
-        let chunk = match r.fill_buf() {
-            Ok(c) => c,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if chunk.is_empty() {
-            break;
-        }
-        if std::mem::take(skip_lf) && chunk[0] == b'\n' {
-            r.consume(1);
-            continue;
-        }
-        any = true;
-        let end = memchr::memchr2(b'\n', b'\r', chunk);
-        let (take, done) = match end {
-            Some(i) => (i, true),
-            None => (chunk.len(), false),
-        };
-        let room = MAX_LINE.saturating_sub(buf.len());
-        if take > room {
-            over = true;
-        }
-        buf.extend_from_slice(&chunk[..take.min(room)]);
-        if let Some(i) = end {
-            let cr = chunk[i] == b'\r';
-            // A `\r\n` within the chunk is consumed whole; at the chunk's end, the next
-            // read skips the `\n`.
-            let crlf = cr && chunk.get(i + 1) == Some(&b'\n');
-            *skip_lf = cr && !crlf && i + 1 == chunk.len();
-            r.consume(take + if crlf { 2 } else { 1 });
+    /// The current line's buffer and where the line is in it, lent out (so the line can be
+    /// read while the reader's owner is borrowed mutably); [`LineReader::give_back`] it
+    /// before the next line.
+    #[inline]
+    pub fn lend(&mut self) -> (Vec<u8>, usize, usize) {
+        if self.from_held {
+            let l = std::mem::take(&mut self.held);
+            let n = l.len();
+            (l, 0, n)
         } else {
-            r.consume(take);
-        }
-        if done {
-            break;
+            (std::mem::take(&mut self.data), self.start, self.end)
         }
     }
-    Ok((any, over))
+
+    #[inline]
+    pub fn give_back(&mut self, buf: Vec<u8>) {
+        if self.from_held {
+            self.held = buf;
+        } else {
+            self.data = buf;
+        }
+    }
+
+    /// Finds the next line in the buffered bytes, reading more as needed: its place in
+    /// `data` and whether it was cut at `MAX_LINE`; `None` at the end of the stream. A line
+    /// ends at `\n`, `\r\n` or a lone `\r`; a `\r\n` split over two reads is one ending.
+    #[inline]
+    fn scan(&mut self) -> io::Result<Option<(usize, usize, bool)>> {
+        if self.skip_rest {
+            self.skip_rest = false;
+            loop {
+                if let Some(i) = memchr::memchr2(b'\n', b'\r', &self.data[self.pos..self.filled]) {
+                    self.pos = self.past_ending(self.pos + i);
+                    break;
+                }
+                self.pos = self.filled;
+                if !self.fill()? {
+                    break;
+                }
+            }
+        }
+        loop {
+            if self.skip_lf {
+                if self.pos == self.filled && self.fill()? {
+                    continue;
+                }
+                self.skip_lf = false;
+                if self.pos < self.filled && self.data[self.pos] == b'\n' {
+                    self.pos += 1;
+                }
+            }
+            let start = self.pos;
+            if let Some(i) = memchr::memchr2(b'\n', b'\r', &self.data[start..self.filled]) {
+                self.pos = self.past_ending(start + i);
+                let over = i > MAX_LINE;
+                return Ok(Some((start, start + i.min(MAX_LINE), over)));
+            }
+            let rest = self.filled - start;
+            if rest > MAX_LINE {
+                // Cut: the rest of the line is skipped when the next one is asked for.
+                self.pos = start + MAX_LINE;
+                self.skip_rest = true;
+                return Ok(Some((start, start + MAX_LINE, true)));
+            }
+            if !self.fill()? {
+                // The last line, without an ending.
+                self.pos = self.filled;
+                return Ok((rest > 0).then_some((self.pos - rest, self.pos, false)));
+            }
+        }
+    }
+
+    /// Where the next line starts after the line ending at `data[i]` (`\n` or `\r`).
+    #[inline]
+    fn past_ending(&mut self, i: usize) -> usize {
+        if self.data[i] == b'\n' {
+            return i + 1;
+        }
+        if i + 1 < self.filled {
+            return i + 1 + usize::from(self.data[i + 1] == b'\n');
+        }
+        // A `\r` at the end of what is read: a `\n` first in the next read belongs to it.
+        self.skip_lf = true;
+        i + 1
+    }
+
+    /// Moves the bytes not yet taken to the front and reads more after them; `false` at
+    /// the end of the stream (nothing more read).
+    fn fill(&mut self) -> io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        self.data.copy_within(self.pos..self.filled, 0);
+        (self.filled, self.pos) = (self.filled - self.pos, 0);
+        if self.data.len() < self.filled + CHUNK {
+            self.data.resize(self.filled + CHUNK, 0);
+        }
+        loop {
+            match self.inner.read(&mut self.data[self.filled..self.filled + CHUNK]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(false);
+                }
+                Ok(n) => {
+                    self.filled += n;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The current line, copied.
+    fn line(r: &mut LineReader) -> Vec<u8> {
+        let (buf, start, end) = r.lend();
+        let l = buf[start..end].to_vec();
+        r.give_back(buf);
+        l
+    }
 
     #[test]
     fn replays_peeked_lines_then_continues() {
@@ -149,7 +241,7 @@ mod tests {
         assert_eq!(r.peek_lines(2).unwrap(), vec![b"a".to_vec(), b"b".to_vec()]);
         let mut got = Vec::new();
         while r.next_line().unwrap() {
-            got.push((r.line_no, String::from_utf8(r.buf.clone()).unwrap()));
+            got.push((r.line_no, String::from_utf8(line(&mut r)).unwrap()));
         }
         let want: Vec<(u64, String)> = vec![
             (1, "a".into()),
@@ -170,7 +262,7 @@ mod tests {
         let mut r = LineReader::new(Box::new(io::Cursor::new(text)));
         let mut n = 0;
         while r.next_line().unwrap() {
-            assert_eq!(r.buf, format!("{n} 0 0 8 1").into_bytes());
+            assert_eq!(line(&mut r), format!("{n} 0 0 8 1").into_bytes());
             n += 1;
         }
         assert_eq!(n, 60);
@@ -187,7 +279,7 @@ mod tests {
         let mut r = LineReader::new(Box::new(Trickle(io::Cursor::new(data))));
         let mut got = Vec::new();
         while r.next_line().unwrap() {
-            got.push(String::from_utf8(r.buf.clone()).unwrap());
+            got.push(String::from_utf8(line(&mut r)).unwrap());
         }
         assert_eq!(got, vec!["a", "b", "c", "", "d"]);
     }
@@ -198,8 +290,8 @@ mod tests {
         data.extend_from_slice(b"\nok\n");
         let mut r = LineReader::new(Box::new(io::Cursor::new(data)));
         assert!(r.next_line().unwrap());
-        assert!(r.overlong && r.buf.len() == MAX_LINE);
+        assert!(r.overlong && line(&mut r).len() == MAX_LINE);
         assert!(r.next_line().unwrap());
-        assert_eq!((r.buf.as_slice(), r.overlong), (&b"ok"[..], false));
+        assert_eq!((line(&mut r), r.overlong), (b"ok".to_vec(), false));
     }
 }

@@ -85,17 +85,12 @@ impl Scan {
     }
 }
 
-/// Reads up to `limit` requests of `src`.
+/// Reads up to `limit` requests of `src` (as extents: a recorded input hands them straight
+/// from memory).
 pub fn scan(src: &mut dyn RequestSource, limit: u64) -> Result<Scan, SourceError> {
-    let mut s = Scan { size_log2: vec![0; 64], ..Scan::default() };
-    loop {
-        if s.requests == limit {
-            break;
-        }
-        let Some(r) = src.next_request()? else {
-            s.complete = true;
-            break;
-        };
+    let mut s = Scan::default();
+    let mut size_log2 = [0u64; 64];
+    let n = src.for_each_extent(limit, &mut |r| {
         if s.requests == 0 {
             s.first_ns = r.arrival.0;
         }
@@ -105,8 +100,10 @@ pub fn scan(src: &mut dyn RequestSource, limit: u64) -> Result<Scan, SourceError
             Op::Read => s.read_bytes = s.read_bytes.saturating_add(r.size),
             Op::Write => s.write_bytes = s.write_bytes.saturating_add(r.size),
         }
-        s.size_log2[(63 - r.size.max(1).leading_zeros()) as usize] += 1;
-    }
+        size_log2[(63 - r.size.max(1).leading_zeros()) as usize] += 1;
+    })?;
+    s.complete = n < limit;
+    s.size_log2 = size_log2.to_vec();
     for (k, v) in src.summary() {
         match k.as_str() {
             "format" => s.format = Some(v),

@@ -14,7 +14,8 @@ use super::lines::LineReader;
 use super::record::{LineParser, Parsed, RawRecord};
 use super::reorder::Reorder;
 use super::VolumeSelect;
-use crate::host::{HostRequest, RequestSource, SourceError};
+use crate::host::{Extent, HostRequest, RequestSource, SourceError};
+use crate::units::Fingerprint;
 use crate::units::Nanos;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -74,10 +75,11 @@ pub struct TraceReader {
     /// The last selected volume and its index (a look-up in `vol_index` per record cost
     /// more than parsing a field).
     last_volume: Option<(u64, u64)>,
-    reorder: Reorder<RawRecord>,
+    reorder: Reorder<Held>,
     window: usize,
-    base: Option<i128>,
-    last: i128,
+    base: Option<u64>,
+    /// The last released timestamp (0 before the first).
+    last: u64,
     eof: bool,
     /// Records parsed so far (before volume filter and reorder).
     parsed: u64,
@@ -88,6 +90,15 @@ pub struct TraceReader {
     same_run: u64,
     unit_note: Option<String>,
     pub counters: ReadCounters,
+}
+
+/// A record as the reorder window holds it: its time is the window's key, its volume is
+/// placed in the merged space already (a smaller item is less to move in and out).
+struct Held {
+    offset: u64,
+    size: u64,
+    op: crate::host::Op,
+    fingerprint: Option<crate::units::Fingerprint>,
 }
 
 pub struct ReaderConfig {
@@ -119,7 +130,7 @@ impl TraceReader {
             reorder: Reorder::new(cfg.window),
             window: cfg.window,
             base: None,
-            last: i128::MIN,
+            last: 0,
             eof: false,
             parsed: 0,
             failed: None,
@@ -148,7 +159,7 @@ impl TraceReader {
 
     /// The trace's own timestamp of the first request, in ns on the trace clock.
     pub fn original_start_ns(&self) -> Option<i128> {
-        self.base
+        self.base.map(i128::from)
     }
 
     fn note(&mut self, reason: String) {
@@ -254,9 +265,9 @@ impl TraceReader {
                 self.junk("overlong line");
                 continue;
             }
-            let buf = std::mem::take(&mut self.lines.buf);
-            let out = self.triage(&buf);
-            self.lines.buf = buf;
+            let (buf, start, end) = self.lines.lend();
+            let out = self.triage(&buf[start..end]);
+            self.lines.give_back(buf);
             match out? {
                 Some(r) => return Ok(Some(r)),
                 None => continue,
@@ -357,7 +368,10 @@ impl TraceReader {
         }
     }
 
-    fn emit(&mut self, ts: i128, r: RawRecord) -> HostRequest {
+    /// A record the reorder window released: clamped to the arrival before it if earlier,
+    /// counted, and timed from the first one.
+    #[inline]
+    fn release(&mut self, ts: u64, r: &Held) -> Extent {
         let base = *self.base.get_or_insert(ts);
         let ts = if ts < self.last {
             self.counters.clamped += 1;
@@ -370,7 +384,6 @@ impl TraceReader {
         } else {
             self.same_run = 1;
             self.counters.distinct_timestamps += 1;
-            // The i128 remainder is a library call: only while every time so far is whole.
             if self.counters.whole_seconds && ts % 1_000_000_000 != 0 {
                 self.counters.whole_seconds = false;
             }
@@ -378,15 +391,7 @@ impl TraceReader {
         self.counters.max_same_timestamp = self.counters.max_same_timestamp.max(self.same_run);
         self.last = ts;
         self.counters.requests += 1;
-        let arrival = Nanos(u64::try_from(ts - base).unwrap_or(u64::MAX));
-        let mut req = HostRequest::new(arrival, r.offset, r.size, r.op);
-        if let Some(fp) = r.fingerprint {
-            // One MD5 per line: it covers the first 4 KiB block; further blocks are unknown.
-            let blocks = r.size.div_ceil(4096).clamp(1, 1 << 16) as usize;
-            req.fingerprints = smallvec::smallvec![0; blocks];
-            req.fingerprints[0] = fp;
-        }
-        req
+        Extent { arrival: Nanos(ts - base), offset: r.offset, size: r.size, op: r.op }
     }
 }
 
@@ -466,16 +471,22 @@ fn is_comment(line: &[u8]) -> bool {
     line.iter().find(|b| **b != b' ' && **b != b'\t') == Some(&b'#')
 }
 
-impl RequestSource for TraceReader {
-    fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
+impl TraceReader {
+    /// The next record the reorder window releases, with its time.
+    #[inline(always)]
+    fn next_held(&mut self) -> Result<Option<(u64, Held)>, SourceError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
         while !self.eof {
             match self.read_record() {
                 Ok(Some(r)) => {
-                    if let Some((ts, r)) = self.reorder.push(r.ts_ns, r) {
-                        return Ok(Some(self.emit(ts, r)));
+                    // Every record's time is within the trace clock (0..=2^64-1 ns) here:
+                    // the plain path reads it as a u64, `check_time` checks the others.
+                    let ts = u64::try_from(r.ts_ns).unwrap_or(u64::MAX);
+                    let held = Held { offset: r.offset, size: r.size, op: r.op, fingerprint: r.fingerprint };
+                    if let Some(out) = self.reorder.push(ts, held) {
+                        return Ok(Some(out));
                     }
                 }
                 Ok(None) => self.eof = true,
@@ -486,7 +497,48 @@ impl RequestSource for TraceReader {
                 }
             }
         }
-        Ok(self.reorder.pop().map(|(ts, r)| self.emit(ts, r)))
+        Ok(self.reorder.pop())
+    }
+}
+
+/// The fingerprints of a record's blocks: one MD5 per line covers the first 4 KiB block;
+/// further blocks are unknown (0).
+fn content(fp: crate::units::Fingerprint, size: u64, into: &mut Vec<crate::units::Fingerprint>) {
+    let blocks = size.div_ceil(4096).clamp(1, 1 << 16) as usize;
+    into.clear();
+    into.resize(blocks, 0);
+    into[0] = fp;
+}
+
+impl RequestSource for TraceReader {
+    fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
+        let Some((ts, held)) = self.next_held()? else { return Ok(None) };
+        let e = self.release(ts, &held);
+        let mut req = HostRequest::new(e.arrival, e.offset, e.size, e.op);
+        if let Some(fp) = held.fingerprint {
+            let mut v = Vec::new();
+            content(fp, held.size, &mut v);
+            req.fingerprints = v.into();
+        }
+        Ok(Some(req))
+    }
+
+    fn for_each_request(&mut self, f: &mut dyn FnMut(Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
+        let mut fps = Vec::new();
+        while let Some((ts, held)) = self.next_held()? {
+            let e = self.release(ts, &held);
+            let fps: &[Fingerprint] = match held.fingerprint {
+                None => &[],
+                Some(fp) => {
+                    content(fp, held.size, &mut fps);
+                    &fps
+                }
+            };
+            if !f(e, fps) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     fn describe(&self) -> String {
@@ -612,6 +664,48 @@ mod tests {
                 Ok(None) => return None,
                 Err(e) => return Some(e.to_string()),
             }
+        }
+    }
+
+    /// Handed over in bulk (`for_each_request`) or one by one, a trace gives the same
+    /// requests, fingerprints and notes: content (FIU), lines out of order, bad and blank
+    /// lines skipped, a stop part way with the rest read one by one.
+    #[test]
+    fn bulk_and_one_by_one_reads_agree() {
+        let mut text = String::new();
+        for i in 0..300u64 {
+            let t = 1_000_000 + i * 1000 - (i % 7) * 2500;
+            let op = if i % 3 == 0 { 'W' } else { 'R' };
+            text.push_str(&format!("{t} 2 p {} {} {op} 6 0 {:032x}\n", i * 8, 8 + (i % 5) * 8, i * 977));
+            if i % 50 == 0 {
+                text.push_str("\nnot a line\n");
+            }
+        }
+        // A window of 2 sorts some of the disorder and clamps the rest.
+        let opts = TraceOptions { on_error: OnError::Skip, reorder_window: 2, ..TraceOptions::default() };
+        let open = || reader_from("t.fiu", Box::new(std::io::Cursor::new(text.clone().into_bytes())), &opts).unwrap();
+        let mut one = open();
+        let mut want = Vec::new();
+        while let Some(q) = one.next_request().unwrap() {
+            want.push((Extent::of(&q), q.fingerprints.to_vec()));
+        }
+        assert_eq!(want.len(), 300);
+        assert!(want.iter().all(|(_, f)| !f.is_empty()), "{:?}", one.counters);
+        let c = &one.counters;
+        assert_eq!((c.bad["line"], c.junk["blank"], c.clamped > 0), (6, 6, true), "{c:?}");
+        for stop in [usize::MAX, 1, 123] {
+            let mut r = open();
+            let mut got = Vec::new();
+            r.for_each_request(&mut |e, fps| {
+                got.push((e, fps.to_vec()));
+                got.len() < stop
+            })
+            .unwrap();
+            while let Some(q) = r.next_request().unwrap() {
+                got.push((Extent::of(&q), q.fingerprints.to_vec()));
+            }
+            assert_eq!(got, want, "stop {stop}");
+            assert_eq!(r.summary(), one.summary(), "stop {stop}");
         }
     }
 

@@ -7,7 +7,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
 
 struct Entry<T> {
-    ts: i128,
+    ts: u64,
     seq: u64,
     item: T,
 }
@@ -55,7 +55,7 @@ impl<T> Reorder<T> {
     /// `sorted` in O(1), and only the rest go through the heap (a heap alone cost ~4 % of a
     /// replay of the bundled DTRS slice). The earliest item held is the earlier of the two
     /// fronts, so items come out exactly as from one heap.
-    pub fn push(&mut self, ts: i128, item: T) -> Option<(i128, T)> {
+    pub fn push(&mut self, ts: u64, item: T) -> Option<(u64, T)> {
         let e = Entry { ts, seq: self.seq, item };
         self.seq += 1;
         // `seq` grows, so an equal timestamp is also in order.
@@ -72,7 +72,7 @@ impl<T> Reorder<T> {
     }
 
     /// The earliest held item (used to drain at the end).
-    pub fn pop(&mut self) -> Option<(i128, T)> {
+    pub fn pop(&mut self) -> Option<(u64, T)> {
         let from_heap = match (self.sorted.front(), self.heap.peek()) {
             (Some(s), Some(Reverse(h))) => h < s,
             (None, Some(_)) => true,
@@ -108,8 +108,8 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         for window in [0usize, 1, 2, 7, 64] {
-            for disorder in [0i128, 1, 5, 1000] {
-                let items: Vec<i128> = (0..500).map(|i| i / 3 + rng.gen_range(0..=disorder)).collect();
+            for disorder in [0u64, 1, 5, 1000] {
+                let items: Vec<u64> = (0..500).map(|i| i / 3 + rng.gen_range(0..=disorder)).collect();
                 let mut r = Reorder::new(window);
                 let mut heap = BinaryHeap::new();
                 let (mut got, mut want) = (Vec::new(), Vec::new());

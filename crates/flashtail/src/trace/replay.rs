@@ -12,7 +12,8 @@
 //! same pages. Looping keeps the windowed slice in memory (slices are what one loops); with
 //! one loop nothing is buffered. What it does not do: change read/write mix or sizes.
 
-use crate::host::{HostRequest, RequestSource, SourceError};
+use crate::host::{Extent, HostRequest, RequestSource, SourceError};
+use crate::units::Fingerprint;
 use crate::units::Nanos;
 
 /// Replay controls; `Default` replays the trace unchanged apart from wrap and alignment.
@@ -65,9 +66,18 @@ pub struct ReplayCounters {
 
 pub struct Replay<S: RequestSource> {
     src: S,
+    st: State,
+}
+
+/// Everything of a replay but its source, so a request can be shaped while the source is
+/// handing it over ([`RequestSource::for_each_request`]).
+struct State {
     opts: ReplayOptions,
     capacity: u64,
     page: u64,
+    /// The window in ns of the trace clock (from its first request): start, end.
+    start: u64,
+    end: Option<u64>,
     /// The windowed first pass, kept only when looping.
     slice: Vec<HostRequest>,
     first_pass_done: bool,
@@ -76,7 +86,7 @@ pub struct Replay<S: RequestSource> {
     max_end: u64,
     last_rel: u64,
     period: u64,
-    pub counters: ReplayCounters,
+    counters: ReplayCounters,
 }
 
 impl<S: RequestSource> Replay<S> {
@@ -87,11 +97,14 @@ impl<S: RequestSource> Replay<S> {
         } else {
             logical_capacity_bytes
         };
-        Replay {
-            src,
+        let start = opts.start_s.map_or(0, |s| (s.max(0.0) * 1e9).round() as u64);
+        let end = opts.end_s.map(|e| (e.max(0.0) * 1e9).round() as u64);
+        let st = State {
             opts,
             capacity,
             page,
+            start,
+            end,
             slice: Vec::new(),
             first_pass_done: false,
             loop_k: 0,
@@ -100,34 +113,80 @@ impl<S: RequestSource> Replay<S> {
             last_rel: 0,
             period: 0,
             counters: ReplayCounters::default(),
-        }
-    }
-
-    fn start_ns(&self) -> u64 {
-        self.opts
-            .start_s
-            .map_or(0, |s| (s.max(0.0) * 1e9).round() as u64)
+        };
+        Replay { src, st }
     }
 
     /// The next request of the first pass, window-filtered and shifted to start at 0.
     fn next_in_window(&mut self) -> Result<Option<HostRequest>, SourceError> {
-        let start = self.start_ns();
-        let end = self.opts.end_s.map(|e| (e.max(0.0) * 1e9).round() as u64);
         loop {
             let Some(mut r) = self.src.next_request()? else {
                 return Ok(None);
             };
-            self.counters.pulled += 1;
-            if r.arrival.0 < start {
-                self.counters.before_window += 1;
-                continue;
+            match self.st.window(r.arrival) {
+                Windowed::Before => continue,
+                Windowed::In(t) => {
+                    r.arrival = t;
+                    return Ok(Some(r));
+                }
+                Windowed::After => return Ok(None),
             }
-            if end.is_some_and(|e| r.arrival.0 >= e) {
-                return Ok(None);
-            }
-            r.arrival = Nanos(r.arrival.0 - start);
-            return Ok(Some(r));
         }
+    }
+}
+
+/// Where a request of the first pass falls against the window.
+enum Windowed {
+    Before,
+    /// In it: the arrival shifted so the window starts at 0.
+    In(Nanos),
+    After,
+}
+
+impl State {
+    /// A request of the first pass against the window (counted as pulled).
+    #[inline]
+    fn window(&mut self, arrival: Nanos) -> Windowed {
+        self.counters.pulled += 1;
+        if arrival.0 < self.start {
+            self.counters.before_window += 1;
+            return Windowed::Before;
+        }
+        if self.end.is_some_and(|e| arrival.0 >= e) {
+            return Windowed::After;
+        }
+        Windowed::In(Nanos(arrival.0 - self.start))
+    }
+
+    /// A windowed request of the first pass: noted, kept when looping, and shaped (`None`:
+    /// dropped).
+    #[inline]
+    fn first_pass(&mut self, r: HostRequest) -> Option<HostRequest> {
+        if self.opts.loops > 1 {
+            self.slice.push(r.clone());
+        }
+        let mut e = Extent::of(&r);
+        self.first_pass_extent(&mut e).then(|| HostRequest { arrival: e.arrival, offset: e.offset, size: e.size, ..r })
+    }
+
+    /// A windowed request of the first pass, as its extent: noted and shaped (`false`:
+    /// dropped). The caller keeps it for the loops.
+    #[inline]
+    fn first_pass_extent(&mut self, e: &mut Extent) -> bool {
+        self.max_end = self.max_end.max(e.offset.saturating_add(e.size));
+        self.last_rel = e.arrival.0;
+        self.shape(e, 0)
+    }
+
+    /// The first pass is over: the loops' period and address shift.
+    fn end_first_pass(&mut self) -> Result<(), SourceError> {
+        self.first_pass_done = true;
+        let n = self.slice.len() as u64;
+        let gap = if n > 1 { self.last_rel / (n - 1) } else { 1_000_000 };
+        self.period = self.last_rel + gap.max(1);
+        self.loop_k = 1;
+        self.pos = 0;
+        self.check_loop_shift()
     }
 
     fn loop_offset(&self) -> u64 {
@@ -160,7 +219,8 @@ impl<S: RequestSource> Replay<S> {
 
     /// Applies loop shift, scale, alignment and wrap; `None` when the request is dropped
     /// (beyond the capacity without wrap).
-    fn shape(&mut self, mut r: HostRequest, k: u32) -> Option<HostRequest> {
+    #[inline]
+    fn shape(&mut self, r: &mut Extent, k: u32) -> bool {
         let t = r
             .arrival
             .0
@@ -198,56 +258,73 @@ impl<S: RequestSource> Replay<S> {
                 }
             } else {
                 self.counters.beyond_capacity += 1;
-                return None;
+                return false;
             }
         }
         self.counters.emitted += 1;
-        Some(r)
+        true
     }
 }
 
 impl<S: RequestSource> RequestSource for Replay<S> {
     fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
-        while !self.first_pass_done {
+        while !self.st.first_pass_done {
             match self.next_in_window()? {
                 Some(r) => {
-                    self.max_end = self.max_end.max(r.offset.saturating_add(r.size));
-                    self.last_rel = r.arrival.0;
-                    if self.opts.loops > 1 {
-                        self.slice.push(r.clone());
-                    }
-                    if let Some(r) = self.shape(r, 0) {
+                    if let Some(r) = self.st.first_pass(r) {
                         return Ok(Some(r));
                     }
                 }
-                None => {
-                    self.first_pass_done = true;
-                    let n = self.slice.len() as u64;
-                    let gap = if n > 1 {
-                        self.last_rel / (n - 1)
-                    } else {
-                        1_000_000
-                    };
-                    self.period = self.last_rel + gap.max(1);
-                    self.loop_k = 1;
-                    self.pos = 0;
-                    self.check_loop_shift()?;
-                }
+                None => self.st.end_first_pass()?,
             }
         }
-        while self.loop_k < self.opts.loops && !self.slice.is_empty() {
-            if self.pos < self.slice.len() {
-                let r = self.slice[self.pos].clone();
-                self.pos += 1;
-                if let Some(r) = self.shape(r, self.loop_k) {
-                    return Ok(Some(r));
+        let st = &mut self.st;
+        while st.loop_k < st.opts.loops && !st.slice.is_empty() {
+            if st.pos < st.slice.len() {
+                let mut e = Extent::of(&st.slice[st.pos]);
+                st.pos += 1;
+                if st.shape(&mut e, st.loop_k) {
+                    let r = &st.slice[st.pos - 1];
+                    return Ok(Some(HostRequest { arrival: e.arrival, offset: e.offset, size: e.size, op: r.op, fingerprints: r.fingerprints.clone() }));
                 }
                 continue;
             }
-            self.loop_k += 1;
-            self.pos = 0;
+            st.loop_k += 1;
+            st.pos = 0;
         }
         Ok(None)
+    }
+
+    /// The first pass straight through the source's own `for_each_request`, each request
+    /// shaped as it comes; the loops after it (kept requests) as `next_request` gives them.
+    /// The first pass straight through the source's own `for_each_request`, each request
+    /// shaped as it comes (without loops: with them, the first pass is kept as requests and
+    /// goes through `next_request`).
+    fn for_each_request(&mut self, f: &mut dyn FnMut(Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
+        if !self.st.first_pass_done && self.st.opts.loops <= 1 {
+            let st = &mut self.st;
+            // The source stopped because `f` is done (else it ended, or the window did).
+            let mut done = false;
+            self.src.for_each_request(&mut |mut e, fps| match st.window(e.arrival) {
+                Windowed::Before => true,
+                Windowed::After => false,
+                Windowed::In(t) => {
+                    e.arrival = t;
+                    done = st.first_pass_extent(&mut e) && !f(e, fps);
+                    !done
+                }
+            })?;
+            if done {
+                return Ok(());
+            }
+            self.st.end_first_pass()?;
+        }
+        while let Some(r) = self.next_request()? {
+            if !f(Extent::of(&r), &r.fingerprints) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     fn describe(&self) -> String {
@@ -255,7 +332,7 @@ impl<S: RequestSource> RequestSource for Replay<S> {
     }
 
     fn empty_reason(&self) -> Option<String> {
-        let c = &self.counters;
+        let c = &self.st.counters;
         if c.emitted > 0 {
             None
         } else if c.pulled == 0 {
@@ -264,11 +341,11 @@ impl<S: RequestSource> RequestSource for Replay<S> {
             Some(format!(
                 "every request reaches beyond the logical capacity ({} bytes) and --no-wrap \
                  drops such requests ({} dropped)",
-                self.capacity, c.beyond_capacity
+                self.st.capacity, c.beyond_capacity
             ))
         } else {
             // The source had requests and none was dropped: the window held none of them.
-            let o = &self.opts;
+            let o = &self.st.opts;
             let win = |x: Option<f64>| x.map_or(String::new(), |s| format!("{s}"));
             Some(format!(
                 "no request in --window {}:{} ({} requests before its start)",
@@ -281,8 +358,8 @@ impl<S: RequestSource> RequestSource for Replay<S> {
 
     fn summary(&self) -> Vec<(String, String)> {
         let mut v = self.src.summary();
-        let o = &self.opts;
-        let c = &self.counters;
+        let o = &self.st.opts;
+        let c = &self.st.counters;
         let win = |x: Option<f64>| x.map_or("-".to_string(), short);
         v.push(("replay_time_scale".into(), short(o.time_scale)));
         v.push((
@@ -295,16 +372,16 @@ impl<S: RequestSource> RequestSource for Replay<S> {
         ));
         v.push(("replay_loops".into(), o.loops.to_string()));
         if o.loops > 1 {
-            v.push(("replay_loop_period_ns".into(), self.period.to_string()));
+            v.push(("replay_loop_period_ns".into(), self.st.period.to_string()));
             v.push((
                 "replay_loop_offset_bytes".into(),
-                self.loop_offset().to_string(),
+                self.st.loop_offset().to_string(),
             ));
         }
         v.push((
             "replay_align_bytes".into(),
             if o.align {
-                self.page.to_string()
+                self.st.page.to_string()
             } else {
                 "off".into()
             },
@@ -313,7 +390,7 @@ impl<S: RequestSource> RequestSource for Replay<S> {
         v.push((
             "replay_wrap_capacity_bytes".into(),
             if o.wrap {
-                self.capacity.to_string()
+                self.st.capacity.to_string()
             } else {
                 "off".into()
             },
@@ -366,12 +443,65 @@ fn round_up(x: u64, page: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::host::{Fingerprints, Op, VecSource};
+
+    fn requests() -> Vec<HostRequest> {
+        (0..200u64)
+            .map(|i| {
+                let mut r = HostRequest::new(Nanos(i * 7_000_000), (i * 37 % 101) * 3000, 512 + (i % 9) * 2048, if i % 4 == 0 { Op::Write } else { Op::Read });
+                if i % 5 == 0 {
+                    r.fingerprints = Fingerprints::from_slice(&[i, i + 1]);
+                }
+                r
+            })
+            .collect()
+    }
+
+    /// What `for_each_request` hands over, with a stop after `stop` requests and the rest
+    /// through `next_request`; and the notes after.
+    fn bulk(opts: &ReplayOptions, stop: usize) -> (Vec<(Extent, Vec<u64>)>, Vec<(String, String)>) {
+        let mut r = Replay::new(VecSource::new(requests()), opts.clone(), 200_000, 4096);
+        let mut got = Vec::new();
+        r.for_each_request(&mut |e, fps| {
+            got.push((e, fps.to_vec()));
+            got.len() < stop
+        })
+        .unwrap();
+        while let Some(q) = r.next_request().unwrap() {
+            got.push((Extent::of(&q), q.fingerprints.to_vec()));
+        }
+        (got, r.summary())
+    }
+
+    /// Handed over in bulk or one by one, a replay gives the same requests and notes: with a
+    /// window, time scale, wrap or drops, and loops, stopped part way or not.
+    #[test]
+    fn bulk_and_one_by_one_replays_agree() {
+        let window = ReplayOptions { start_s: Some(0.1), end_s: Some(1.2), time_scale: 2.0, ..ReplayOptions::default() };
+        let no_wrap = ReplayOptions { wrap: false, align: false, ..ReplayOptions::default() };
+        let loops = ReplayOptions { loops: 3, end_s: Some(0.5), ..ReplayOptions::default() };
+        for opts in [ReplayOptions::default(), window, no_wrap, loops] {
+            let mut one = Replay::new(VecSource::new(requests()), opts.clone(), 200_000, 4096);
+            let mut want = Vec::new();
+            while let Some(q) = one.next_request().unwrap() {
+                want.push((Extent::of(&q), q.fingerprints.to_vec()));
+            }
+            assert!(want.len() > 20, "{opts:?}");
+            for stop in [usize::MAX, 1, 17] {
+                let (got, notes) = bulk(&opts, stop);
+                assert_eq!(got, want, "{opts:?}, stop {stop}");
+                assert_eq!(notes, one.summary(), "{opts:?}, stop {stop}");
+            }
+        }
+    }
+
     #[test]
     fn page_rounding_with_and_without_division_agree() {
         for page in [1u64, 512, 4096, 16384, 3000] {
             for x in [0u64, 1, 511, 512, 4095, 4096, 4097, 123_456_789, u64::MAX - 5000, u64::MAX - 1, u64::MAX] {
-                assert_eq!(super::round_down(x, page), x / page * page, "{x} {page}");
-                assert_eq!(super::round_up(x, page), x.div_ceil(page).saturating_mul(page), "{x} {page}");
+                assert_eq!(round_down(x, page), x / page * page, "{x} {page}");
+                assert_eq!(round_up(x, page), x.div_ceil(page).saturating_mul(page), "{x} {page}");
             }
         }
     }

@@ -30,51 +30,30 @@ impl LineParser for Ascii {
     }
 }
 
-/// The five columns of a plain line (digits, spaces and tabs only) in one pass, or `None`
-/// whenever [`parse_five`] could do anything but accept it the same way: another byte, not
-/// five fields, a field of more than 19 digits, a time unit that is not a whole number of
-/// ns, a product beyond 64 bits, an op code other than 0 or 1.
+/// The five columns of a plain line (digits, spaces and tabs only), or `None` whenever
+/// [`parse_five`] could do anything but accept it the same way: another byte, not five
+/// fields, a field of more than 19 digits, a time unit that is not a whole number of ns, a
+/// product beyond 64 bits, an op code other than 0 or 1 (or a line longer than
+/// `plain::MAX_PLAIN` bytes).
 pub(super) fn plain_five(line: &[u8], unit_ns: f64, c: &FiveColumns) -> Option<RawRecord> {
-    let blank = |b: u8| b == b' ' || b == b'\t';
-    let (len, mut i) = (line.len(), 0);
-    let mut v = [0u64; 5];
-    for slot in &mut v {
-        while i < len && blank(line[i]) {
-            i += 1;
-        }
-        let start = i;
-        let mut x = 0u64;
-        while i < len {
-            let d = line[i].wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            x = x.wrapping_mul(10).wrapping_add(u64::from(d));
-            i += 1;
-        }
-        // No digit (another byte, or the line ended), more than 19 digits (the value could
-        // pass 64 bits), or another byte right after the digits.
-        if i == start || i - start > 19 || (i < len && !blank(line[i])) {
-            return None;
-        }
-        *slot = x;
-    }
-    while i < len && blank(line[i]) {
-        i += 1;
-    }
-    if i != len || unit_ns.fract() != 0.0 || !(1.0..=1e12).contains(&unit_ns) {
+    // A whole number of ns in 1..=1e12 (a cast and back, not `fract`: a library call; NaN
+    // casts to 0).
+    let unit = unit_ns as i64;
+    if unit as f64 != unit_ns || !(1..=1_000_000_000_000).contains(&unit) {
         return None;
     }
-    let op = match v[4] {
+    let unit = unit as u64;
+    let [time, dev, addr, size, op] = super::plain::plain_fields::<5>(line)?;
+    let op = match op {
         1 => crate::host::Op::Read,
         0 => crate::host::Op::Write,
         _ => return None,
     };
     Some(RawRecord {
-        ts_ns: i128::from(v[0].checked_mul(unit_ns as u64)?),
-        volume: v[1],
-        offset: v[2].checked_mul(512)?,
-        size: v[3].checked_mul(c.size_unit)?,
+        ts_ns: i128::from(time.checked_mul(unit)?),
+        volume: dev,
+        offset: addr.checked_mul(512)?,
+        size: size.checked_mul(c.size_unit)?,
         op,
         fingerprint: None,
     })

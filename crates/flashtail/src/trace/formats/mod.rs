@@ -11,6 +11,7 @@ pub mod flashnet;
 pub mod flashsim;
 pub mod linnos;
 pub mod msr;
+mod plain;
 pub mod systor;
 pub mod tencent;
 pub mod umass;
