@@ -37,6 +37,9 @@ impl HostRequest {
     }
 }
 
+/// Extents [`RequestSource::for_each_extent`] hands over at a time.
+pub const EXTENT_BATCH: usize = 256;
+
 /// Where and when a request goes, without its content: what the passes over the input
 /// that only place requests need (the footprint, the plausibility checks).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -67,16 +70,31 @@ pub struct SourceError {
 pub trait RequestSource {
     /// The next request, `Ok(None)` at the end, or an error that stops the run.
     fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError>;
-    /// Hands the next requests, up to `limit` of them, to `f` without their content, and
-    /// returns how many it handed (fewer than `limit`: the source ended). Exactly the
-    /// requests [`RequestSource::next_request`] would give, by default through it; a source
-    /// held in memory reads them straight from there.
-    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(Extent)) -> Result<u64, SourceError> {
+    /// Hands the next requests, up to `limit` of them, to `f` without their content, a
+    /// batch at a time (in order), and returns how many it handed (fewer than `limit`: the
+    /// source ended). Exactly the requests [`RequestSource::next_request`] would give, by
+    /// default through it; a source held in memory reads them straight from there.
+    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(&[Extent])) -> Result<u64, SourceError> {
+        let mut batch = Vec::with_capacity(EXTENT_BATCH);
         let mut n = 0;
         while n < limit {
-            let Some(r) = self.next_request()? else { break };
-            f(Extent::of(&r));
+            let r = match self.next_request() {
+                Ok(Some(r)) => r,
+                Ok(None) => break,
+                Err(e) => {
+                    f(&batch);
+                    return Err(e);
+                }
+            };
+            batch.push(Extent::of(&r));
             n += 1;
+            if batch.len() == EXTENT_BATCH {
+                f(&batch);
+                batch.clear();
+            }
+        }
+        if !batch.is_empty() {
+            f(&batch);
         }
         Ok(n)
     }
@@ -134,7 +152,7 @@ impl<T: RequestSource + ?Sized> RequestSource for Box<T> {
     fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
         (**self).next_request()
     }
-    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(Extent)) -> Result<u64, SourceError> {
+    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(&[Extent])) -> Result<u64, SourceError> {
         (**self).for_each_extent(limit, f)
     }
     fn for_each_request(&mut self, f: &mut dyn FnMut(Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
