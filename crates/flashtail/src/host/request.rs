@@ -128,6 +128,23 @@ pub trait RequestSource {
     }
 }
 
+/// The requests of `src` as [`RequestSource::for_each_request`] hands them over, stopped
+/// after `stop` of them, then the rest through `next_request`: for tests that the two ways
+/// agree.
+#[cfg(test)]
+pub(crate) fn bulk_then_one_by_one(src: &mut dyn RequestSource, stop: usize) -> Vec<(Extent, Vec<Fingerprint>)> {
+    let mut got = Vec::new();
+    src.for_each_request(&mut |e, fps| {
+        got.push((e, fps.to_vec()));
+        got.len() < stop
+    })
+    .unwrap();
+    while let Some(q) = src.next_request().unwrap() {
+        got.push((Extent::of(&q), q.fingerprints.to_vec()));
+    }
+    got
+}
+
 /// An in-memory source, for tests and small experiments.
 pub struct VecSource {
     reqs: std::vec::IntoIter<HostRequest>,

@@ -228,6 +228,7 @@ impl LineReader {
 /// set-up per call costs more than a short line).
 #[inline(always)]
 fn line_end(b: &[u8]) -> Option<usize> {
+    #[cfg_attr(not(all(target_arch = "x86_64", target_feature = "sse2")), allow(unused_mut))]
     let mut at = 0;
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     while at < 64 {

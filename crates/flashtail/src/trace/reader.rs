@@ -703,15 +703,7 @@ mod tests {
         assert_eq!((c.bad["line"], c.junk["blank"], c.clamped > 0), (6, 6, true), "{c:?}");
         for stop in [usize::MAX, 1, 123] {
             let mut r = open();
-            let mut got = Vec::new();
-            r.for_each_request(&mut |e, fps| {
-                got.push((e, fps.to_vec()));
-                got.len() < stop
-            })
-            .unwrap();
-            while let Some(q) = r.next_request().unwrap() {
-                got.push((Extent::of(&q), q.fingerprints.to_vec()));
-            }
+            let got = crate::host::request::bulk_then_one_by_one(&mut r, stop);
             assert_eq!(got, want, "stop {stop}");
             assert_eq!(r.summary(), one.summary(), "stop {stop}");
         }

@@ -464,21 +464,6 @@ mod tests {
             .collect()
     }
 
-    /// What `for_each_request` hands over, with a stop after `stop` requests and the rest
-    /// through `next_request`; and the notes after.
-    fn bulk(opts: &ReplayOptions, stop: usize) -> (Vec<(Extent, Vec<u64>)>, Vec<(String, String)>) {
-        let mut r = Replay::new(VecSource::new(requests()), opts.clone(), 200_000, 4096);
-        let mut got = Vec::new();
-        r.for_each_request(&mut |e, fps| {
-            got.push((e, fps.to_vec()));
-            got.len() < stop
-        })
-        .unwrap();
-        while let Some(q) = r.next_request().unwrap() {
-            got.push((Extent::of(&q), q.fingerprints.to_vec()));
-        }
-        (got, r.summary())
-    }
 
     /// Handed over in bulk or one by one, a replay gives the same requests and notes: with a
     /// window, time scale, wrap or drops, and loops, stopped part way or not.
@@ -495,9 +480,10 @@ mod tests {
             }
             assert!(want.len() > 20, "{opts:?}");
             for stop in [usize::MAX, 1, 17] {
-                let (got, notes) = bulk(&opts, stop);
+                let mut r = Replay::new(VecSource::new(requests()), opts.clone(), 200_000, 4096);
+                let got = crate::host::request::bulk_then_one_by_one(&mut r, stop);
                 assert_eq!(got, want, "{opts:?}, stop {stop}");
-                assert_eq!(notes, one.summary(), "{opts:?}, stop {stop}");
+                assert_eq!(r.summary(), one.summary(), "{opts:?}, stop {stop}");
             }
         }
     }
