@@ -12,4 +12,4 @@ pub mod closed_loop;
 pub mod recorded;
 pub mod request;
 pub use closed_loop::{ClosedLoop, IssueTiming};
-pub use request::{Extent, Fingerprints, HostRequest, Op, RequestSource, SourceError, VecSource};
+pub use request::{Extent, Fingerprints, HostRequest, Op, RequestSource, SourceError, VecSource, EXTENT_BATCH};

@@ -8,7 +8,7 @@
 //! that fails is not recorded either: its runs read it again and report the failure. The
 //! replay yields exactly the requests, description and summary notes of the source.
 
-use super::{Extent, Fingerprints, HostRequest, Op, RequestSource, SourceError};
+use super::{Extent, Fingerprints, HostRequest, Op, RequestSource, SourceError, EXTENT_BATCH};
 use crate::units::{Fingerprint, Nanos};
 use std::sync::Arc;
 
@@ -115,12 +115,16 @@ impl RequestSource for Replayed {
         }
         Ok(Some(q))
     }
-    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(Extent)) -> Result<u64, SourceError> {
+    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(&[Extent])) -> Result<u64, SourceError> {
         let rest = &self.rec.reqs[self.next..];
         let take = rest.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
-        for &[arrival, offset, size_op] in &rest[..take] {
-            let op = if size_op & WRITE != 0 { Op::Write } else { Op::Read };
-            f(Extent { arrival: Nanos(arrival), offset, size: size_op & !WRITE, op });
+        let mut batch = [Extent { arrival: Nanos(0), offset: 0, size: 0, op: Op::Read }; EXTENT_BATCH];
+        for chunk in rest[..take].chunks(EXTENT_BATCH) {
+            for (e, &[arrival, offset, size_op]) in batch.iter_mut().zip(chunk) {
+                let op = if size_op & WRITE != 0 { Op::Write } else { Op::Read };
+                *e = Extent { arrival: Nanos(arrival), offset, size: size_op & !WRITE, op };
+            }
+            f(&batch[..chunk.len()]);
         }
         self.next += take;
         Ok(take as u64)
@@ -170,10 +174,10 @@ mod tests {
         let rec = Arc::new(Recording::read(&mut VecSource::new(want.clone()), 1 << 20).unwrap());
         let mut r = Replayed::new(rec);
         let mut got = Vec::new();
-        assert_eq!(r.for_each_extent(25, &mut |e| got.push(e)).unwrap(), 25);
+        assert_eq!(r.for_each_extent(25, &mut |e| got.extend_from_slice(e)).unwrap(), 25);
         assert_eq!(r.next_request().unwrap().as_ref(), Some(&want[25]));
-        assert_eq!(r.for_each_extent(u64::MAX, &mut |e| got.push(e)).unwrap(), 14);
-        assert_eq!(r.for_each_extent(5, &mut |e| got.push(e)).unwrap(), 0);
+        assert_eq!(r.for_each_extent(u64::MAX, &mut |e| got.extend_from_slice(e)).unwrap(), 14);
+        assert_eq!(r.for_each_extent(5, &mut |e| got.extend_from_slice(e)).unwrap(), 0);
         let mut expect: Vec<Extent> = want.iter().map(Extent::of).collect();
         expect.remove(25);
         assert_eq!(got, expect);

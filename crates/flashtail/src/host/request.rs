@@ -37,6 +37,9 @@ impl HostRequest {
     }
 }
 
+/// Extents [`RequestSource::for_each_extent`] hands over at a time.
+pub const EXTENT_BATCH: usize = 256;
+
 /// Where and when a request goes, without its content: what the passes over the input
 /// that only place requests need (the footprint, the plausibility checks).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -67,16 +70,31 @@ pub struct SourceError {
 pub trait RequestSource {
     /// The next request, `Ok(None)` at the end, or an error that stops the run.
     fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError>;
-    /// Hands the next requests, up to `limit` of them, to `f` without their content, and
-    /// returns how many it handed (fewer than `limit`: the source ended). Exactly the
-    /// requests [`RequestSource::next_request`] would give, by default through it; a source
-    /// held in memory reads them straight from there.
-    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(Extent)) -> Result<u64, SourceError> {
+    /// Hands the next requests, up to `limit` of them, to `f` without their content, a
+    /// batch at a time (in order), and returns how many it handed (fewer than `limit`: the
+    /// source ended). Exactly the requests [`RequestSource::next_request`] would give, by
+    /// default through it; a source held in memory reads them straight from there.
+    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(&[Extent])) -> Result<u64, SourceError> {
+        let mut batch = Vec::with_capacity(EXTENT_BATCH);
         let mut n = 0;
         while n < limit {
-            let Some(r) = self.next_request()? else { break };
-            f(Extent::of(&r));
+            let r = match self.next_request() {
+                Ok(Some(r)) => r,
+                Ok(None) => break,
+                Err(e) => {
+                    f(&batch);
+                    return Err(e);
+                }
+            };
+            batch.push(Extent::of(&r));
             n += 1;
+            if batch.len() == EXTENT_BATCH {
+                f(&batch);
+                batch.clear();
+            }
+        }
+        if !batch.is_empty() {
+            f(&batch);
         }
         Ok(n)
     }
@@ -110,6 +128,23 @@ pub trait RequestSource {
     }
 }
 
+/// The requests of `src` as [`RequestSource::for_each_request`] hands them over, stopped
+/// after `stop` of them, then the rest through `next_request`: for tests that the two ways
+/// agree.
+#[cfg(test)]
+pub(crate) fn bulk_then_one_by_one(src: &mut dyn RequestSource, stop: usize) -> Vec<(Extent, Vec<Fingerprint>)> {
+    let mut got = Vec::new();
+    src.for_each_request(&mut |e, fps| {
+        got.push((e, fps.to_vec()));
+        got.len() < stop
+    })
+    .unwrap();
+    while let Some(q) = src.next_request().unwrap() {
+        got.push((Extent::of(&q), q.fingerprints.to_vec()));
+    }
+    got
+}
+
 /// An in-memory source, for tests and small experiments.
 pub struct VecSource {
     reqs: std::vec::IntoIter<HostRequest>,
@@ -134,7 +169,7 @@ impl<T: RequestSource + ?Sized> RequestSource for Box<T> {
     fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
         (**self).next_request()
     }
-    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(Extent)) -> Result<u64, SourceError> {
+    fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(&[Extent])) -> Result<u64, SourceError> {
         (**self).for_each_extent(limit, f)
     }
     fn for_each_request(&mut self, f: &mut dyn FnMut(Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {

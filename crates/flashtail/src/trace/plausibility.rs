@@ -90,17 +90,19 @@ impl Scan {
 pub fn scan(src: &mut dyn RequestSource, limit: u64) -> Result<Scan, SourceError> {
     let mut s = Scan::default();
     let mut size_log2 = [0u64; 64];
-    let n = src.for_each_extent(limit, &mut |r| {
-        if s.requests == 0 {
-            s.first_ns = r.arrival.0;
+    let n = src.for_each_extent(limit, &mut |batch| {
+        for r in batch {
+            if s.requests == 0 {
+                s.first_ns = r.arrival.0;
+            }
+            s.last_ns = s.last_ns.max(r.arrival.0);
+            s.requests += 1;
+            match r.op {
+                Op::Read => s.read_bytes = s.read_bytes.saturating_add(r.size),
+                Op::Write => s.write_bytes = s.write_bytes.saturating_add(r.size),
+            }
+            size_log2[(63 - r.size.max(1).leading_zeros()) as usize] += 1;
         }
-        s.last_ns = s.last_ns.max(r.arrival.0);
-        s.requests += 1;
-        match r.op {
-            Op::Read => s.read_bytes = s.read_bytes.saturating_add(r.size),
-            Op::Write => s.write_bytes = s.write_bytes.saturating_add(r.size),
-        }
-        size_log2[(63 - r.size.max(1).leading_zeros()) as usize] += 1;
     })?;
     s.complete = n < limit;
     s.size_log2 = size_log2.to_vec();

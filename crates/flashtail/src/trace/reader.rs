@@ -251,7 +251,9 @@ impl TraceReader {
         Some(index)
     }
 
-    /// Reads lines until one yields a record (or the stream ends).
+    /// Reads lines until one yields a record (or the stream ends). Inlined into the loops
+    /// that call it, so its set-up is made once per loop, not once per record.
+    #[inline(always)]
     fn read_record(&mut self) -> Result<Option<RawRecord>, TraceError> {
         loop {
             let more = self.lines.next_line().map_err(|e| {
@@ -266,7 +268,16 @@ impl TraceReader {
                 continue;
             }
             let (buf, start, end) = self.lines.lend();
-            let out = self.triage(&buf[start..end]);
+            let line = &buf[start..end];
+            // A plain line the format reads in its fast path is text (digits, blanks) and a
+            // record within the trace clock: straight to the record checks.
+            let out = match self.parser.parse_plain(line) {
+                Some(rec) => {
+                    self.parsed += 1;
+                    self.accept(rec)
+                }
+                None => self.triage(line),
+            };
             self.lines.give_back(buf);
             match out? {
                 Some(r) => return Ok(Some(r)),
@@ -275,13 +286,10 @@ impl TraceReader {
         }
     }
 
+    /// A line that is not plain (or of a format without a fast path): classified, parsed,
+    /// and what is wrong with it reported.
+    #[inline(never)]
     fn triage(&mut self, line: &[u8]) -> Result<Option<RawRecord>, TraceError> {
-        // A plain line the format reads in its fast path is text (digits, blanks) and a
-        // record within the trace clock: straight to the record checks.
-        if let Some(rec) = self.parser.parse_plain(line) {
-            self.parsed += 1;
-            return self.accept(rec);
-        }
         let (text, salvage) = match classify(line) {
             LineKind::Blank => {
                 *self.counters.junk.entry("blank").or_insert(0) += 1;
@@ -350,7 +358,7 @@ impl TraceReader {
     }
 
     /// A parsed record: skipped and counted when empty, else placed in the merged volumes.
-    #[inline]
+    #[inline(always)]
     fn accept(&mut self, rec: RawRecord) -> Result<Option<RawRecord>, TraceError> {
         if rec.size == 0 {
             self.counters.zero_size += 1;
@@ -695,15 +703,7 @@ mod tests {
         assert_eq!((c.bad["line"], c.junk["blank"], c.clamped > 0), (6, 6, true), "{c:?}");
         for stop in [usize::MAX, 1, 123] {
             let mut r = open();
-            let mut got = Vec::new();
-            r.for_each_request(&mut |e, fps| {
-                got.push((e, fps.to_vec()));
-                got.len() < stop
-            })
-            .unwrap();
-            while let Some(q) = r.next_request().unwrap() {
-                got.push((Extent::of(&q), q.fingerprints.to_vec()));
-            }
+            let got = crate::host::request::bulk_then_one_by_one(&mut r, stop);
             assert_eq!(got, want, "stop {stop}");
             assert_eq!(r.summary(), one.summary(), "stop {stop}");
         }

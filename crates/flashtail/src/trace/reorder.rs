@@ -61,6 +61,10 @@ impl<T> Reorder<T> {
         // `seq` grows, so an equal timestamp is also in order.
         if self.sorted.back().is_none_or(|b| b.ts <= ts) {
             self.sorted.push_back(e);
+            // Nothing out of order held: the earliest is the front of `sorted`.
+            if self.heap.is_empty() {
+                return if self.sorted.len() > self.window { self.sorted.pop_front().map(|e| (e.ts, e.item)) } else { None };
+            }
         } else {
             self.heap.push(Reverse(e));
         }

@@ -217,14 +217,15 @@ impl State {
         })
     }
 
-    /// Applies loop shift, scale, alignment and wrap; `None` when the request is dropped
+    /// Applies loop shift, scale, alignment and wrap; `false` when the request is dropped
     /// (beyond the capacity without wrap).
     #[inline]
     fn shape(&mut self, r: &mut Extent, k: u32) -> bool {
-        let t = r
-            .arrival
-            .0
-            .saturating_add(self.period.saturating_mul(u64::from(k)));
+        // Loop k's shifts in time and address (none for the first pass).
+        let (t, shift) = match u64::from(k) {
+            0 => (r.arrival.0, 0),
+            k => (r.arrival.0.saturating_add(self.period.saturating_mul(k)), self.loop_offset().saturating_mul(k)),
+        };
         let scale = if self.opts.time_scale > 0.0 {
             self.opts.time_scale
         } else {
@@ -232,9 +233,7 @@ impl State {
         };
         // At scale 1 a time below 2^53 ns is exact in an f64: it stays as it is.
         r.arrival = if scale == 1.0 && t < 1 << 53 { Nanos(t) } else { Nanos((t as f64 / scale).round() as u64) };
-        r.offset = r
-            .offset
-            .saturating_add(self.loop_offset().saturating_mul(u64::from(k)));
+        r.offset = r.offset.saturating_add(shift);
         if self.opts.align {
             let off = round_down(r.offset, self.page);
             let end = round_up(r.offset.saturating_add(r.size), self.page);
@@ -421,10 +420,17 @@ fn short(x: f64) -> String {
     }
 }
 
+/// Whether `x` is a power of two (`is_power_of_two` is a software popcount on a baseline
+/// x86_64 build).
+#[inline]
+fn pow2(x: u64) -> bool {
+    x & x.wrapping_sub(1) == 0 && x != 0
+}
+
 /// `x` rounded down to a multiple of `page` (a mask for a power of two: no division).
 #[inline]
 fn round_down(x: u64, page: u64) -> u64 {
-    if page.is_power_of_two() {
+    if pow2(page) {
         x & !(page - 1)
     } else {
         x / page * page
@@ -434,7 +440,7 @@ fn round_down(x: u64, page: u64) -> u64 {
 /// `x` rounded up to a multiple of `page`, saturating at the largest one below 2^64.
 #[inline]
 fn round_up(x: u64, page: u64) -> u64 {
-    if page.is_power_of_two() {
+    if pow2(page) {
         ((x >> page.trailing_zeros()) + u64::from(x & (page - 1) != 0)).saturating_mul(page)
     } else {
         x.div_ceil(page).saturating_mul(page)
@@ -458,21 +464,6 @@ mod tests {
             .collect()
     }
 
-    /// What `for_each_request` hands over, with a stop after `stop` requests and the rest
-    /// through `next_request`; and the notes after.
-    fn bulk(opts: &ReplayOptions, stop: usize) -> (Vec<(Extent, Vec<u64>)>, Vec<(String, String)>) {
-        let mut r = Replay::new(VecSource::new(requests()), opts.clone(), 200_000, 4096);
-        let mut got = Vec::new();
-        r.for_each_request(&mut |e, fps| {
-            got.push((e, fps.to_vec()));
-            got.len() < stop
-        })
-        .unwrap();
-        while let Some(q) = r.next_request().unwrap() {
-            got.push((Extent::of(&q), q.fingerprints.to_vec()));
-        }
-        (got, r.summary())
-    }
 
     /// Handed over in bulk or one by one, a replay gives the same requests and notes: with a
     /// window, time scale, wrap or drops, and loops, stopped part way or not.
@@ -489,9 +480,10 @@ mod tests {
             }
             assert!(want.len() > 20, "{opts:?}");
             for stop in [usize::MAX, 1, 17] {
-                let (got, notes) = bulk(&opts, stop);
+                let mut r = Replay::new(VecSource::new(requests()), opts.clone(), 200_000, 4096);
+                let got = crate::host::request::bulk_then_one_by_one(&mut r, stop);
                 assert_eq!(got, want, "{opts:?}, stop {stop}");
-                assert_eq!(notes, one.summary(), "{opts:?}, stop {stop}");
+                assert_eq!(r.summary(), one.summary(), "{opts:?}, stop {stop}");
             }
         }
     }

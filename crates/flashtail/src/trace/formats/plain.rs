@@ -183,9 +183,8 @@ mod tests {
                     line.push(rng.gen_range(b'0'..=top));
                 }
             }
-            for _ in 0..rng.gen_range(0..=2) {
-                line.push(b' ');
-            }
+            let trailing = rng.gen_range(0..=2);
+            line.resize(line.len() + trailing, b' ');
             if rng.gen_bool(0.1) {
                 let at = rng.gen_range(0..=line.len());
                 line.insert(at, stray[rng.gen_range(0..stray.len())]);
