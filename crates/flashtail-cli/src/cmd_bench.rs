@@ -387,7 +387,7 @@ fn reference_run(
     let open: flashtail::job::Opener = Box::new(move || {
         Ok(Box::new(flashtail::workload::Generator::new(cfg.clone()).map_err(|e| e.to_string())?) as Box<dyn flashtail::host::RequestSource + Send>)
     });
-    let open = flashtail::job::record_input(open, input_memory);
+    let open = flashtail::job::record_input(open, input_memory, &[scheme.to_string()]);
     // The footprint pass, when the device's preconditioning asks for one, is part of the
     // measured time: a user's run does it too.
     let footprint = flashtail::runner::scan_footprint(&dev, &open)?;

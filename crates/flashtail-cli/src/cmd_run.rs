@@ -37,7 +37,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let dev = a.device.load()?;
     flashtail::runner::check_schemes(std::slice::from_ref(&a.scheme))?;
     let cap = flashtail::runner::host_capacity_bytes(&dev, &a.scheme)?;
-    let open = flashtail::job::record_input(a.input.opener(&dev, cap)?, a.opts.input_memory);
+    let open = flashtail::job::record_input(a.input.opener(&dev, cap)?, a.opts.input_memory, std::slice::from_ref(&a.scheme));
     // One pass over the input for the plausibility checks and the footprint preconditioning
     // writes first; its request count is the progress bars' total.
     let footprint = a.input.plausibility_and_footprint(&open, &dev)?;

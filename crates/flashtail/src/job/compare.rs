@@ -78,7 +78,7 @@ pub fn plan(device: &DeviceConfig, workload: &Workload, schemes: &[String], run:
         host_capacity_bytes(device, s).map_err(|e| e.to_string())?;
     }
     let cap = device.host_bytes();
-    let open = super::workload::record_input(workload.opener(device, cap)?, input_memory);
+    let open = super::workload::record_input(workload.opener(device, cap)?, input_memory, &schemes);
     let specs = schemes.iter().map(|s| run.spec(device, s)).collect();
     Ok(ComparePlan { schemes, specs, open })
 }

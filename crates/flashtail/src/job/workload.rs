@@ -38,14 +38,23 @@ pub const INPUT_MEMORY_DEFAULT: u64 = 256 << 20;
 /// `open`, read once into memory when the whole stream fits in `budget_bytes` (then every
 /// copy it opens replays that recording instead of parsing the file or drawing the
 /// generator again); `open` itself otherwise, or when the stream fails (its runs report it).
-pub fn record_input(open: Opener, budget_bytes: u64) -> Opener {
+/// The recording keeps the requests' content fingerprints only when one of `schemes` is
+/// content-aware ([`needs_content`]): no other scheme reads them.
+pub fn record_input(open: Opener, budget_bytes: u64, schemes: &[String]) -> Opener {
     if budget_bytes == 0 {
         return open;
     }
     let Ok(mut src) = open() else { return open };
-    let Some(rec) = crate::host::recorded::Recording::read(&mut *src, budget_bytes) else { return open };
+    let content = schemes.iter().any(|s| needs_content(s));
+    let Some(rec) = crate::host::recorded::Recording::read(&mut *src, budget_bytes, content) else { return open };
     let rec = std::sync::Arc::new(rec);
     Box::new(move || Ok(Box::new(crate::host::recorded::Replayed::new(rec.clone())) as Box<dyn RequestSource + Send>))
+}
+
+/// Whether scheme `name` reads the content fingerprints of host writes (SplitGC, CAGC,
+/// DAGC and their variants).
+pub fn needs_content(name: &str) -> bool {
+    crate::gc::content::handles(name)
 }
 
 impl Workload {
