@@ -79,7 +79,7 @@ pub fn run(s: &SideBySide) -> anyhow::Result<()> {
     }
     println!("{:<10} {:>6} {:>9} {:>9} {:>10} {:>5}", "command", "round", "wall s", "cpu s", "peak MiB", "exit");
     let mut all = Vec::new();
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let (mut ours, mut theirs, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     for round in 1..=s.repeat {
         let mut cmd = Command::new(&exe);
         cmd.args(&args);
@@ -94,8 +94,14 @@ pub fn run(s: &SideBySide) -> anyhow::Result<()> {
             cmd.arg("-c").arg(against);
             let c = measure(cmd)?;
             // Some simulators exit non-zero after a normal run: reported, not refused.
-            all.push(row("against", round, &c));
+            let mut r = row("against", round, &c);
+            // This round's pair ran back to back: its ratio is the least exposed to the
+            // host's drift between rounds.
+            let ratio = c.cpu_s / ours[ours.len() - 1].cpu_s.max(1e-9);
+            r["cpu_ratio"] = json!(ratio);
+            all.push(r);
             theirs.push(c);
+            ratios.push(ratio);
         }
     }
     if !theirs.is_empty() {
@@ -114,6 +120,16 @@ pub fn run(s: &SideBySide) -> anyhow::Result<()> {
             tc / oc,
             tw / ow,
             tm / om
+        );
+        let each: Vec<String> = ratios.iter().map(|r| format!("{r:.1}×")).collect();
+        let mut sorted = ratios.clone();
+        sorted.sort_by(f64::total_cmp);
+        println!(
+            "CPU ratio per round (the other command's CPU over flashtail's, each pair run back to back): {} (median {:.1}×, {:.1}× to {:.1}×)",
+            each.join(", "),
+            sorted[sorted.len() / 2],
+            sorted[0],
+            sorted[sorted.len() - 1]
         );
     }
     if let Some(p) = s.json {

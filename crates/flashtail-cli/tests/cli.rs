@@ -622,9 +622,16 @@ fn bench_side_by_side_times_a_run_from_a_file_and_another_command() {
         "--against", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done", "--json", json.to_str().unwrap(),
     ]);
     assert!(out.contains("median of 2 rounds: CPU") && out.contains("less than the other command"), "{out}");
+    assert!(out.contains("CPU ratio per round"), "{out}");
     let rows = read_json(&json).as_array().cloned().unwrap_or_default();
     let cmds: Vec<&str> = rows.iter().filter_map(|r| r["command"].as_str()).collect();
     assert_eq!(cmds, ["flashtail", "against", "flashtail", "against"]);
+    // Each round's ratio is the other command's CPU over the run's just before it.
+    for pair in rows.chunks(2) {
+        let want = pair[1]["cpu_seconds"].as_f64().unwrap() / pair[0]["cpu_seconds"].as_f64().unwrap();
+        let got = pair[1]["cpu_ratio"].as_f64().unwrap();
+        assert!((got - want).abs() < 1e-9 * want.max(1.0), "{got} vs {want}");
+    }
     for r in &rows {
         // The shell loop and the run both burn CPU; the kernel counts it.
         assert!(r["cpu_seconds"].as_f64().is_some_and(|c| c > 0.0), "{r}");
