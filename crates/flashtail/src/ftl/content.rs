@@ -50,7 +50,7 @@ pub type Pages = SmallVec<[u32; 2]>;
 
 pub struct Content {
     /// Content id of the data each physical page holds (0: unique or never written).
-    pub page: Vec<u32>,
+    pub page: super::tables::Table<u32>,
     /// Fingerprint → content id.
     intern: HashMap<u64, u32>,
     /// Content id → the fingerprint it was interned from (index = id; id 0 unused).

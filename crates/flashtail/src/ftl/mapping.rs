@@ -17,6 +17,7 @@
 
 use super::blocks::{BlockTable, Stream};
 use super::content::{Content, VIRT};
+use super::tables::Table;
 use crate::nand::Geometry;
 use crate::units::{BlockId, Lpn, PlaneId, Ppn};
 
@@ -26,12 +27,12 @@ pub const NONE: u32 = u32::MAX;
 pub struct Ftl {
     pub geo: Geometry,
     pub logical_pages: u32,
-    pub l2p: Vec<u32>,
-    pub p2l: Vec<u32>,
+    pub l2p: Table<u32>,
+    pub p2l: Table<u32>,
     pub blocks: BlockTable,
     /// Bit `ppn` set ⇔ `l2p[p2l[ppn]] == ppn` (maintained by `map`/`unmap`, and written
     /// directly only by preconditioning's bulk load).
-    pub(super) valid_bits: Vec<u64>,
+    pub(super) valid_bits: Table<u64>,
     /// Page content and virtual mappings, for the content-aware schemes only (content.rs).
     pub content: Option<Box<Content>>,
 }

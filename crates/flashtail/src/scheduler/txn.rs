@@ -52,23 +52,67 @@ pub const NO_REQ: u32 = u32::MAX;
 /// on [`Phase`] compiled to an indirect jump whose target is close to random from one event
 /// to the next (which unit's phase ends next is), and its mispredictions were a large share
 /// of the per-event cost. With flags the engine tests two bits instead.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Step {
-    /// How long the phase holds the unit (0 when `done`).
-    pub dur: Nanos,
-    /// A channel transfer ([`Phase::Xfer`]).
-    pub xfer: bool,
-    /// No phase left: the transaction is complete.
-    pub done: bool,
-}
+///
+/// Packed in one `u64` (the flags in the top two bits, the duration below them) so that a
+/// step stays in a register: as a 16-byte struct it went through the stack between the
+/// table look-up and the tests on its flags, and perf put the phase start's cost on those
+/// reloads.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub struct Step(u64);
+
+/// [`Step`]'s flag bits and duration mask.
+const STEP_DONE: u64 = 1 << 63;
+const STEP_XFER: u64 = 1 << 62;
+const STEP_DUR: u64 = STEP_XFER - 1;
 
 impl Step {
+    /// No phase left.
+    pub const DONE: Step = Step(STEP_DONE);
+
+    /// A phase of `dur` (a channel transfer when `xfer`).
+    #[inline]
+    pub fn new(dur: Nanos, xfer: bool) -> Step {
+        assert!(dur.0 <= STEP_DUR, "phase duration {} ns out of range", dur.0);
+        Step(dur.0 | if xfer { STEP_XFER } else { 0 })
+    }
+
     pub fn of(phase: Option<Phase>) -> Step {
         match phase {
-            None => Step { dur: Nanos::ZERO, xfer: false, done: true },
-            Some(Phase::Xfer(d)) => Step { dur: d, xfer: true, done: false },
-            Some(Phase::Array(d)) | Some(Phase::Ctrl(d)) => Step { dur: d, xfer: false, done: false },
+            None => Step::DONE,
+            Some(Phase::Xfer(d)) => Step::new(d, true),
+            Some(Phase::Array(d)) | Some(Phase::Ctrl(d)) => Step::new(d, false),
         }
+    }
+
+    /// How long the phase holds the unit (0 when `done`).
+    #[inline]
+    pub fn dur(self) -> Nanos {
+        Nanos(self.0 & STEP_DUR)
+    }
+
+    /// A channel transfer ([`Phase::Xfer`]).
+    #[inline]
+    pub fn xfer(self) -> bool {
+        self.0 & STEP_XFER != 0
+    }
+
+    /// No phase left: the transaction is complete.
+    #[inline]
+    pub fn done(self) -> bool {
+        self.0 & STEP_DONE != 0
+    }
+
+    /// The same kind of phase lasting `dur`.
+    #[inline]
+    fn with_dur(self, dur: Nanos) -> Step {
+        assert!(dur.0 <= STEP_DUR, "phase duration {} ns out of range", dur.0);
+        Step((self.0 & !STEP_DUR) | dur.0)
+    }
+}
+
+impl std::fmt::Debug for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Step").field("dur", &self.dur()).field("xfer", &self.xfer()).field("done", &self.done()).finish()
     }
 }
 
@@ -221,7 +265,7 @@ impl PhaseCosts {
             for k in kinds {
                 let t = Txn::probe(k);
                 for i in 0..8u8 {
-                    if t.step_at(i, &c).xfer {
+                    if t.step_at(i, &c).xfer() {
                         chains[k as usize * 8 + usize::from(i)] = t.chain_by_steps(i, &c);
                     }
                 }
@@ -304,16 +348,16 @@ impl Txn {
     fn multi_plane_step(&self, i: u8, s: Step) -> Step {
         let k = u64::from(self.planes);
         let ctrl = matches!(self.kind, TxnKind::GcCopy | TxnKind::Rewrite | TxnKind::Fingerprint) && i == 2;
-        let dur = if s.done {
-            s.dur
-        } else if s.xfer || ctrl {
-            Nanos(s.dur.0 * k)
+        let dur = if s.done() {
+            s.dur()
+        } else if s.xfer() || ctrl {
+            Nanos(s.dur().0 * k)
         } else if i == 0 {
-            s.dur + Nanos(u64::from(self.extra_array))
+            s.dur() + Nanos(u64::from(self.extra_array))
         } else {
-            s.dur
+            s.dur()
         };
-        Step { dur, ..s }
+        s.with_dur(dur)
     }
 
     /// The [`Chain`] a unit lays out when it takes the channel for transfer phase `i`.
@@ -336,27 +380,27 @@ impl Txn {
         let mut j = i;
         loop {
             let s = self.step_at(j, c);
-            debug_assert!(s.xfer, "a chain starts at a transfer");
-            at += s.dur;
+            debug_assert!(s.xfer(), "a chain starts at a transfer");
+            at += s.dur();
             let mut k = j + 1;
             let mut next = self.step_at(k, c);
-            while !next.done && !next.xfer && next.dur.0 == 0 {
+            while !next.done() && !next.xfer() && next.dur().0 == 0 {
                 k += 1;
                 next = self.step_at(k, c);
             }
-            if next.done || usize::from(ch.n) == CHAIN_MAX {
+            if next.done() || usize::from(ch.n) == CHAIN_MAX {
                 ch.end = at;
                 ch.end_phase = j;
                 return ch;
             }
             ch.points[usize::from(ch.n)] = (at, j);
             ch.n += 1;
-            ch.chained_xfer += s.dur;
-            if next.xfer {
+            ch.chained_xfer += s.dur();
+            if next.xfer() {
                 j = k;
                 continue;
             }
-            ch.end = at + next.dur;
+            ch.end = at + next.dur();
             ch.end_phase = k;
             ch.lazy_free = true;
             return ch;
@@ -472,7 +516,7 @@ mod tests {
         // transfer, tPROG, then done.
         let c = PhaseCosts::new(&dev.geometry, &dev.timing);
         let t = txn(TxnKind::GcCopy, 3, 4);
-        let steps: Vec<(u64, bool, bool)> = (0..6).map(|i| t.step_at(i, &c)).map(|s| (s.dur.0, s.xfer, s.done)).collect();
+        let steps: Vec<(u64, bool, bool)> = (0..6).map(|i| t.step_at(i, &c)).map(|s| (s.dur().0, s.xfer(), s.done())).collect();
         let x = dev.timing.transfer(4096).0;
         assert_eq!(x, 12_388); // 4096 B x 3 ns + the 100 ns command
         assert_eq!(
@@ -481,7 +525,7 @@ mod tests {
         );
         // A level-1 MLC page reads and programs slower.
         let c = PhaseCosts::new(&mlc.geometry, &mlc.timing);
-        assert_eq!(txn(TxnKind::Read, 1, 0).step_at(0, &c).dur, Nanos(90_000));
-        assert_eq!(txn(TxnKind::Write, 3, 0).step_at(1, &c).dur, Nanos(1_500_000));
+        assert_eq!(txn(TxnKind::Read, 1, 0).step_at(0, &c).dur(), Nanos(90_000));
+        assert_eq!(txn(TxnKind::Write, 3, 0).step_at(1, &c).dur(), Nanos(1_500_000));
     }
 }

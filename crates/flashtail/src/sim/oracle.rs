@@ -22,8 +22,8 @@
 
 pub struct Oracle {
     pub enabled: bool,
-    lpn_version: Vec<u32>,
-    page_version: Vec<u32>,
+    lpn_version: crate::ftl::tables::Table<u32>,
+    page_version: crate::ftl::tables::Table<u32>,
     pub checked: u64,
     pub violations: u64,
     pub first_violations: Vec<String>,

@@ -281,7 +281,7 @@ impl Simulation {
                 for v in r.preempted {
                     self.mesh_preempted(v);
                 }
-                let dur = self.txns[t as usize].step_at(i, &self.costs).dur;
+                let dur = self.txns[t as usize].step_at(i, &self.costs).dur();
                 self.schedule_unit(u, self.now + setup + dur);
                 true
             }
@@ -306,7 +306,7 @@ impl Simulation {
     fn mesh_preempted(&mut self, v: u32) {
         let t = self.units[v as usize].running;
         let i = self.txns[t as usize].phase;
-        assert!(self.txns[t as usize].step_at(i, &self.costs).xfer, "a preempted unit is in a transfer");
+        assert!(self.txns[t as usize].step_at(i, &self.costs).xfer(), "a preempted unit is in a transfer");
         let m = self.mesh.as_mut().expect("mesh");
         m.c.preemptions += 1;
         m.c.preempted_ns += (self.now - m.since[v as usize]).0;

@@ -74,11 +74,11 @@ impl Simulation {
     pub(super) fn start_phase_at(&mut self, u: u32, t: u32, mut i: u8) {
         loop {
             let step = self.txns[t as usize].step_at(i, &self.costs);
-            if step.done {
+            if step.done() {
                 self.complete(u);
                 return;
             }
-            if step.xfer {
+            if step.xfer() {
                 if self.mesh.is_some() {
                     self.mesh_transfer(u, t, i);
                     return;
@@ -91,12 +91,12 @@ impl Simulation {
                 }
                 return;
             }
-            if step.dur.0 == 0 {
+            if step.dur().0 == 0 {
                 i += 1;
                 self.txns[t as usize].phase = i;
                 continue;
             }
-            self.schedule_unit(u, self.now + step.dur);
+            self.schedule_unit(u, self.now + step.dur());
             return;
         }
     }
@@ -117,7 +117,7 @@ impl Simulation {
         let plan = if may_chain && c.waiters.is_empty() {
             txn.chain_at(i, &self.costs)
         } else {
-            Chain::single(i, txn.step_at(i, &self.costs).dur)
+            Chain::single(i, txn.step_at(i, &self.costs).dur())
         };
         txn.phase = plan.end_phase;
         // Sequence numbers in layout order: the points', then the queued event's.
@@ -174,7 +174,7 @@ impl Simulation {
         let txn = &self.txns[t as usize];
         // The transfers from this one on were counted as done when chained; they will be
         // counted again when they really end.
-        let undo: u64 = unit.chain[i..usize::from(unit.chain_len)].iter().map(|&(_, p)| txn.step_at(p, &self.costs).dur.0).sum();
+        let undo: u64 = unit.chain[i..usize::from(unit.chain_len)].iter().map(|&(_, p)| txn.step_at(p, &self.costs).dur().0).sum();
         self.c.chan_ns[usize::from(txn.is_gc())] -= undo;
         // Counted when chained; the first becomes an event (counted at its end), the rest
         // will be claimed again.
@@ -206,13 +206,13 @@ impl Simulation {
         let step = txn.step(&self.costs);
         let next = txn.phase + 1;
         txn.phase = next;
-        if step.xfer {
+        if step.xfer() {
             let gc = txn.is_gc();
             if self.mesh.is_some() {
-                self.mesh_transfer_done(u, gc, step.dur);
+                self.mesh_transfer_done(u, gc, step.dur());
             } else {
                 // A transfer ended: release the channel, or hand it to the first waiter.
-                self.c.chan_ns[usize::from(gc)] += step.dur.0;
+                self.c.chan_ns[usize::from(gc)] += step.dur().0;
                 self.c.bus_transfers += 1;
                 let c = &mut self.channels[ch];
                 c.busy = false;
@@ -233,7 +233,7 @@ impl Simulation {
         let Some(w) = self.next_channel_user(ch) else { return };
         let wt = self.units[w as usize].running;
         let wtxn = &self.txns[wt as usize];
-        assert!(wtxn.step(&self.costs).xfer, "a channel waiter is in a transfer phase");
+        assert!(wtxn.step(&self.costs).xfer(), "a channel waiter is in a transfer phase");
         let phase = wtxn.phase;
         let waited = self.channel_waited(wt);
         if self.units[w as usize].companions_len > 0 {
