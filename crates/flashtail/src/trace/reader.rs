@@ -68,6 +68,8 @@ pub struct TraceReader {
     compression: Compression,
     lines: LineReader,
     parser: Box<dyn LineParser>,
+    /// The format's fast path for plain lines, if it has one (`LineParser::plain`).
+    plain: Option<super::formats::ascii::PlainFive>,
     on_error: OnError,
     volume: VolumeSelect,
     stride: Option<u64>,
@@ -93,12 +95,43 @@ pub struct TraceReader {
 }
 
 /// A record as the reorder window holds it: its time is the window's key, its volume is
-/// placed in the merged space already (a smaller item is less to move in and out).
+/// placed in the merged space already (a smaller item is less to move in and out). Whole
+/// words only: with a one-byte operation and an `Option` beside them, the window's output
+/// was copied in odd-sized pieces that stalled the reader's loop on store-to-load forwarding.
+#[derive(Clone, Copy)]
 struct Held {
     offset: u64,
     size: u64,
-    op: crate::host::Op,
-    fingerprint: Option<crate::units::Fingerprint>,
+    /// The content fingerprint when `flags` has `HELD_FP` (else 0).
+    fingerprint: u64,
+    /// `HELD_WRITE`, `HELD_FP`.
+    flags: u64,
+}
+
+const HELD_WRITE: u64 = 1;
+const HELD_FP: u64 = 2;
+
+impl Held {
+    #[inline]
+    fn of(r: &RawRecord) -> Held {
+        let write = if r.op == crate::host::Op::Write { HELD_WRITE } else { 0 };
+        let fp = if r.fingerprint.is_some() { HELD_FP } else { 0 };
+        Held { offset: r.offset, size: r.size, fingerprint: r.fingerprint.unwrap_or(0), flags: write | fp }
+    }
+
+    #[inline]
+    fn op(&self) -> crate::host::Op {
+        if self.flags & HELD_WRITE != 0 {
+            crate::host::Op::Write
+        } else {
+            crate::host::Op::Read
+        }
+    }
+
+    #[inline]
+    fn fingerprint(&self) -> Option<crate::units::Fingerprint> {
+        (self.flags & HELD_FP != 0).then_some(self.fingerprint)
+    }
 }
 
 pub struct ReaderConfig {
@@ -121,6 +154,7 @@ impl TraceReader {
             format: cfg.format,
             compression: cfg.compression,
             lines,
+            plain: cfg.parser.plain(),
             parser: cfg.parser,
             on_error: cfg.on_error,
             volume: cfg.volume,
@@ -271,7 +305,7 @@ impl TraceReader {
             let line = &buf[start..end];
             // A plain line the format reads in its fast path is text (digits, blanks) and a
             // record within the trace clock: straight to the record checks.
-            let out = match self.parser.parse_plain(line) {
+            let out = match self.plain.and_then(|p| p.parse(line)) {
                 Some(rec) => {
                     self.parsed += 1;
                     self.accept(rec)
@@ -399,7 +433,7 @@ impl TraceReader {
         self.counters.max_same_timestamp = self.counters.max_same_timestamp.max(self.same_run);
         self.last = ts;
         self.counters.requests += 1;
-        Extent { arrival: Nanos(ts - base), offset: r.offset, size: r.size, op: r.op }
+        Extent { arrival: Nanos(ts - base), offset: r.offset, size: r.size, op: r.op() }
     }
 }
 
@@ -492,7 +526,7 @@ impl TraceReader {
                     // Every record's time is within the trace clock (0..=2^64-1 ns) here:
                     // the plain path reads it as a u64, `check_time` checks the others.
                     let ts = u64::try_from(r.ts_ns).unwrap_or(u64::MAX);
-                    let held = Held { offset: r.offset, size: r.size, op: r.op, fingerprint: r.fingerprint };
+                    let held = Held::of(&r);
                     if let Some(out) = self.reorder.push(ts, held) {
                         return Ok(Some(out));
                     }
@@ -523,7 +557,7 @@ impl RequestSource for TraceReader {
         let Some((ts, held)) = self.next_held()? else { return Ok(None) };
         let e = self.release(ts, &held);
         let mut req = HostRequest::new(e.arrival, e.offset, e.size, e.op);
-        if let Some(fp) = held.fingerprint {
+        if let Some(fp) = held.fingerprint() {
             let mut v = Vec::new();
             content(fp, held.size, &mut v);
             req.fingerprints = v.into();
@@ -535,7 +569,7 @@ impl RequestSource for TraceReader {
         let mut fps = Vec::new();
         while let Some((ts, held)) = self.next_held()? {
             let e = self.release(ts, &held);
-            let fps: &[Fingerprint] = match held.fingerprint {
+            let fps: &[Fingerprint] = match held.fingerprint() {
                 None => &[],
                 Some(fp) => {
                     content(fp, held.size, &mut fps);

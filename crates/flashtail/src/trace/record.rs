@@ -39,11 +39,15 @@ pub enum Parsed {
 pub trait LineParser: Send {
     fn parse(&self, line: &[u8]) -> Result<Parsed, FieldError>;
 
-    /// The record of a line made only of decimal digits, spaces and tabs, when this format
-    /// reads it in a fast path: exactly what [`LineParser::parse`] gives for it. `None`
-    /// (always, by default) leaves the line to the line triage and `parse`, which also
-    /// report whatever is wrong with it.
-    fn parse_plain(&self, _line: &[u8]) -> Option<RawRecord> {
+    /// The fast path of a format that reads lines made only of decimal digits, spaces and
+    /// tabs: its `parse` gives for such a line exactly what [`LineParser::parse`] gives, or
+    /// `None`, which leaves the line to the line triage and `parse` (they also report
+    /// whatever is wrong with it). `None` (the default): no fast path. A value, not a method
+    /// per line, so that the reader calls it directly (inlined into its loop) instead of
+    /// through the trait object: a record returned through the object's call was written
+    /// and read back in pieces of different widths, which stalled on store-to-load
+    /// forwarding.
+    fn plain(&self) -> Option<super::formats::ascii::PlainFive> {
         None
     }
 }

@@ -54,7 +54,10 @@ impl<T> Reorder<T> {
     /// Most traces are in order or nearly: an item at or after the last one joins the end of
     /// `sorted` in O(1), and only the rest go through the heap (a heap alone cost ~4 % of a
     /// replay of the bundled DTRS slice). The earliest item held is the earlier of the two
-    /// fronts, so items come out exactly as from one heap.
+    /// fronts, so items come out exactly as from one heap. (Inlined: returned through
+    /// memory, the item was written and read back in pieces of different widths, which
+    /// stalled the reader's loop on store-to-load forwarding.)
+    #[inline]
     pub fn push(&mut self, ts: u64, item: T) -> Option<(u64, T)> {
         let e = Entry { ts, seq: self.seq, item };
         self.seq += 1;
@@ -76,6 +79,7 @@ impl<T> Reorder<T> {
     }
 
     /// The earliest held item (used to drain at the end).
+    #[inline]
     pub fn pop(&mut self) -> Option<(u64, T)> {
         let from_heap = match (self.sorted.front(), self.heap.peek()) {
             (Some(s), Some(Reverse(h))) => h < s,

@@ -5,8 +5,8 @@
 //! published Financial1 mix).
 
 use super::super::error::FieldError;
-use super::super::record::{LineParser, Parsed, RawRecord};
-use super::ascii::{parse_five, plain_five, FiveColumns};
+use super::super::record::{LineParser, Parsed};
+use super::ascii::{parse_five, FiveColumns, PlainFive};
 
 pub struct Flashsim {
     /// Nanoseconds per unit of the time column (1e6: milliseconds).
@@ -21,9 +21,8 @@ impl LineParser for Flashsim {
         parse_five(line, self.unit_ns, &COLUMNS)
     }
 
-    #[inline]
-    fn parse_plain(&self, line: &[u8]) -> Option<RawRecord> {
-        plain_five(line, self.unit_ns, &COLUMNS)
+    fn plain(&self) -> Option<PlainFive> {
+        Some(PlainFive { unit_ns: self.unit_ns, columns: &COLUMNS })
     }
 }
 
@@ -31,6 +30,7 @@ impl LineParser for Flashsim {
 mod tests {
     use super::*;
     use crate::host::Op;
+    use crate::trace::record::RawRecord;
 
     #[test]
     fn parses_fractional_ms() {
