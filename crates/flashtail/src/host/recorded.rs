@@ -14,6 +14,9 @@ use std::sync::Arc;
 
 const WRITE: u64 = 1 << 63;
 
+/// How many requests ahead a replay prefetches its recording (about 1.5 KiB).
+const PREFETCH_AHEAD: usize = 64;
+
 /// A whole request stream in memory.
 #[derive(Debug)]
 pub struct Recording {
@@ -109,6 +112,10 @@ impl RequestSource for Replayed {
         let i = self.next;
         let Some(&[arrival, offset, size_op]) = self.rec.reqs.get(i) else { return Ok(None) };
         self.next += 1;
+        // The hardware prefetcher stops at each 4 KiB page: fetch a few lines ahead.
+        if let Some(ahead) = self.rec.reqs.get(i + PREFETCH_AHEAD) {
+            crate::ftl::mapping::prefetch(ahead);
+        }
         let op = if size_op & WRITE != 0 { Op::Write } else { Op::Read };
         let mut q = HostRequest::new(Nanos(arrival), offset, size_op & !WRITE, op);
         if !self.rec.fp_start.is_empty() {

@@ -139,6 +139,33 @@ impl Unit {
     }
 
     /// Cumulative busy time per cause up to `now`.
+    /// [`Unit::cum`] written into `out` in place: the accumulated times, then the running
+    /// occupation added to its cause's entry (no array built on the stack and copied over,
+    /// whose wide reads of narrow stores stalled on store-to-load forwarding).
+    #[inline]
+    pub fn cum_into(&self, now: Nanos, out: &mut [u64; CAUSES]) {
+        *out = self.acc;
+        if self.running != IDLE {
+            out[self.occ_cause as usize] += now.0 - self.occ_since.0;
+        }
+    }
+
+    /// Add to `wait` (per cause) this unit's busy time since `snap` (its [`Unit::cum`] then),
+    /// entry by entry.
+    #[inline]
+    pub fn add_busy_since(&self, now: Nanos, snap: &[u64; CAUSES], wait: &mut [u64]) {
+        // Per entry, the accumulated time may be below `snap` while the occupation that
+        // `snap` counted is still running: the sum with that occupation is not, so the
+        // parts wrap and the total is exact.
+        for ((w, &a), &then) in wait.iter_mut().zip(&self.acc).zip(snap) {
+            *w = w.wrapping_add(a.wrapping_sub(then));
+        }
+        if self.running != IDLE {
+            let w = &mut wait[self.occ_cause as usize];
+            *w = w.wrapping_add(now.0 - self.occ_since.0);
+        }
+    }
+
     #[inline]
     pub fn cum(&self, now: Nanos) -> [u64; CAUSES] {
         let mut c = self.acc;

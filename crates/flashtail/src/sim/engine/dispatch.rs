@@ -63,7 +63,7 @@ impl Simulation {
         let txn = &mut self.txns[t as usize];
         let u = self.unit_of_plane[txn.plane.idx()];
         let unit = &mut self.units[u as usize];
-        txn.snap = unit.cum(self.now);
+        unit.cum_into(self.now, &mut txn.snap);
         // Until its transfer waits for the channel: when it was queued (write_start.rs).
         txn.chan_wait_start = self.now;
         if txn.req != NO_REQ {
@@ -263,8 +263,7 @@ impl Simulation {
         if req == NO_REQ {
             return;
         }
-        let snap = self.txns[t as usize].snap;
-        self.charge_unit_busy(req, u, snap);
+        self.units[u as usize].add_busy_since(self.now, &self.txns[t as usize].snap, &mut self.reqs.get(req).wait);
     }
 
     /// Charge request `req` with unit `u`'s busy time per cause since `snap` (its

@@ -165,7 +165,7 @@ impl Simulation {
         }
         for &c in &taken[..n] {
             if self.txns[c as usize].req != NO_REQ {
-                self.charge_unit_busy(self.txns[c as usize].req, u, self.txns[c as usize].snap);
+                self.units[u as usize].add_busy_since(self.now, &self.txns[c as usize].snap, &mut self.reqs.get(self.txns[c as usize].req).wait);
             }
         }
         let x = &mut self.txns[t as usize];
