@@ -63,7 +63,7 @@ impl Recording {
     /// Adds one request; `false` when it cannot be kept (a size with the top bit set cannot
     /// be told from the write flag; more than 2^32 fingerprints).
     #[inline]
-    fn push(&mut self, q: Extent, fps: &[Fingerprint]) -> bool {
+    fn push(&mut self, q: &Extent, fps: &[Fingerprint]) -> bool {
         if !fps.is_empty() && self.fp_start.is_empty() {
             self.fp_start = vec![0; self.reqs.len() + 1];
         }

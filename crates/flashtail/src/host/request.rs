@@ -102,10 +102,12 @@ pub trait RequestSource {
     /// order, until `f` returns `false` (that request is taken) or the source ends: exactly
     /// the requests [`RequestSource::next_request`] would give, by default through it. A source of several stages (a trace reader under its
     /// replay controls) passes each request on through them instead of returning it up
-    /// through each stage.
-    fn for_each_request(&mut self, f: &mut dyn FnMut(Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
+    /// through each stage. The extent is lent, and a stage may change it before passing it
+    /// on (a copy of one just written, handed over by value, was read back in wider pieces
+    /// than it was written and stalled on store-to-load forwarding).
+    fn for_each_request(&mut self, f: &mut dyn FnMut(&mut Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
         while let Some(r) = self.next_request()? {
-            if !f(Extent::of(&r), &r.fingerprints) {
+            if !f(&mut Extent::of(&r), &r.fingerprints) {
                 break;
             }
         }
@@ -135,7 +137,7 @@ pub trait RequestSource {
 pub(crate) fn bulk_then_one_by_one(src: &mut dyn RequestSource, stop: usize) -> Vec<(Extent, Vec<Fingerprint>)> {
     let mut got = Vec::new();
     src.for_each_request(&mut |e, fps| {
-        got.push((e, fps.to_vec()));
+        got.push((*e, fps.to_vec()));
         got.len() < stop
     })
     .unwrap();
@@ -172,7 +174,7 @@ impl<T: RequestSource + ?Sized> RequestSource for Box<T> {
     fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(&[Extent])) -> Result<u64, SourceError> {
         (**self).for_each_extent(limit, f)
     }
-    fn for_each_request(&mut self, f: &mut dyn FnMut(Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
+    fn for_each_request(&mut self, f: &mut dyn FnMut(&mut Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
         (**self).for_each_request(f)
     }
     fn describe(&self) -> String {

@@ -242,6 +242,7 @@ impl TraceReader {
     }
 
     /// Maps a record's volume into the merged space; `None` when the volume is not selected.
+    #[inline]
     fn place(&mut self, mut r: RawRecord) -> Result<Option<RawRecord>, FieldError> {
         let index = match self.last_volume {
             // The volume of the record before (usually the trace's only one): already placed.
@@ -261,6 +262,8 @@ impl TraceReader {
     }
 
     /// The index of a volume in the merged space, noting it; `None` when it is not selected.
+    /// (Out of line: most records are of the volume before.)
+    #[inline(never)]
     fn place_volume(&mut self, volume: u64) -> Option<u64> {
         let index = match &self.volume {
             VolumeSelect::Only(list) => match list.iter().position(|v| *v == volume) {
@@ -565,10 +568,10 @@ impl RequestSource for TraceReader {
         Ok(Some(req))
     }
 
-    fn for_each_request(&mut self, f: &mut dyn FnMut(Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
+    fn for_each_request(&mut self, f: &mut dyn FnMut(&mut Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
         let mut fps = Vec::new();
         while let Some((ts, held)) = self.next_held()? {
-            let e = self.release(ts, &held);
+            let mut e = self.release(ts, &held);
             let fps: &[Fingerprint] = match held.fingerprint() {
                 None => &[],
                 Some(fp) => {
@@ -576,7 +579,7 @@ impl RequestSource for TraceReader {
                     &fps
                 }
             };
-            if !f(e, fps) {
+            if !f(&mut e, fps) {
                 break;
             }
         }

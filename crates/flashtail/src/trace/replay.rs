@@ -299,17 +299,17 @@ impl<S: RequestSource> RequestSource for Replay<S> {
     /// The first pass straight through the source's own `for_each_request`, each request
     /// shaped as it comes (without loops: with them, the first pass is kept as requests and
     /// goes through `next_request`).
-    fn for_each_request(&mut self, f: &mut dyn FnMut(Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
+    fn for_each_request(&mut self, f: &mut dyn FnMut(&mut Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
         if !self.st.first_pass_done && self.st.opts.loops <= 1 {
             let st = &mut self.st;
             // The source stopped because `f` is done (else it ended, or the window did).
             let mut done = false;
-            self.src.for_each_request(&mut |mut e, fps| match st.window(e.arrival) {
+            self.src.for_each_request(&mut |e, fps| match st.window(e.arrival) {
                 Windowed::Before => true,
                 Windowed::After => false,
                 Windowed::In(t) => {
                     e.arrival = t;
-                    done = st.first_pass_extent(&mut e) && !f(e, fps);
+                    done = st.first_pass_extent(e) && !f(e, fps);
                     !done
                 }
             })?;
@@ -319,7 +319,7 @@ impl<S: RequestSource> RequestSource for Replay<S> {
             self.st.end_first_pass()?;
         }
         while let Some(r) = self.next_request()? {
-            if !f(Extent::of(&r), &r.fingerprints) {
+            if !f(&mut Extent::of(&r), &r.fingerprints) {
                 break;
             }
         }
