@@ -124,6 +124,25 @@ impl RequestSource for Replayed {
         }
         Ok(Some(q))
     }
+    #[inline]
+    fn next_request_into(&mut self, out: &mut HostRequest) -> Result<bool, SourceError> {
+        let i = self.next;
+        let Some(&[arrival, offset, size_op]) = self.rec.reqs.get(i) else { return Ok(false) };
+        self.next += 1;
+        if let Some(ahead) = self.rec.reqs.get(i + PREFETCH_AHEAD) {
+            crate::ftl::mapping::prefetch(ahead);
+        }
+        out.arrival = Nanos(arrival);
+        out.offset = offset;
+        out.size = size_op & !WRITE;
+        out.op = if size_op & WRITE != 0 { Op::Write } else { Op::Read };
+        out.fingerprints.clear();
+        if !self.rec.fp_start.is_empty() {
+            let (a, b) = (self.rec.fp_start[i] as usize, self.rec.fp_start[i + 1] as usize);
+            out.fingerprints.extend_from_slice(&self.rec.fingerprints[a..b]);
+        }
+        Ok(true)
+    }
     fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(&[Extent])) -> Result<u64, SourceError> {
         let rest = &self.rec.reqs[self.next..];
         let take = rest.len().min(usize::try_from(limit).unwrap_or(usize::MAX));

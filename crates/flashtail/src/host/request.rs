@@ -70,6 +70,20 @@ pub struct SourceError {
 pub trait RequestSource {
     /// The next request, `Ok(None)` at the end, or an error that stops the run.
     fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError>;
+    /// The next request written into `out` (its fingerprint buffer reused), or `false` at
+    /// the end: exactly what [`RequestSource::next_request`] would give, by default through
+    /// it. The engine reads its requests this way, into slots it keeps, instead of moving
+    /// each request through its lookahead: a request just written, moved in wider pieces
+    /// than it was written in, stalled on store-to-load forwarding.
+    fn next_request_into(&mut self, out: &mut HostRequest) -> Result<bool, SourceError> {
+        match self.next_request()? {
+            Some(r) => {
+                *out = r;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
     /// Hands the next requests, up to `limit` of them, to `f` without their content, a
     /// batch at a time (in order), and returns how many it handed (fewer than `limit`: the
     /// source ended). Exactly the requests [`RequestSource::next_request`] would give, by
@@ -170,6 +184,9 @@ impl RequestSource for VecSource {
 impl<T: RequestSource + ?Sized> RequestSource for Box<T> {
     fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
         (**self).next_request()
+    }
+    fn next_request_into(&mut self, out: &mut HostRequest) -> Result<bool, SourceError> {
+        (**self).next_request_into(out)
     }
     fn for_each_extent(&mut self, limit: u64, f: &mut dyn FnMut(&[Extent])) -> Result<u64, SourceError> {
         (**self).for_each_extent(limit, f)

@@ -37,7 +37,7 @@ impl Simulation {
     /// Request `r` arrives at the device at `at`: its arrival, or later when the device was
     /// recovering from a power cut (`power_cut`; its latency still counts from its arrival).
     #[inline(always)]
-    pub(super) fn arrive_at(&mut self, r: HostRequest, at: Nanos) {
+    pub(super) fn arrive_at(&mut self, r: &HostRequest, at: Nanos) {
         self.now = at;
         self.cur_key = phases::key(self.now, u64::MAX);
         if self.first_arrival.is_none() && self.content.is_some() {

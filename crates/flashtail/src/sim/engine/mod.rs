@@ -476,9 +476,14 @@ impl Simulation {
     /// Replay every request of `src` and report.
     pub fn run(mut self, src: &mut dyn RequestSource) -> Result<RunReport, SimError> {
         let wall = Instant::now();
-        // Two requests of lookahead, for prefetching in two stages (see `prefetch_request`).
-        let mut next: Option<HostRequest> = src.next_request()?;
-        let mut after: Option<HostRequest> = if next.is_some() { src.next_request()? } else { None };
+        // Two requests of lookahead, for prefetching in two stages (see `prefetch_request`):
+        // `slots[cur]` is the next request and `slots[cur ^ 1]` the one after it, each
+        // there when its `have` is set. Requests are read into the slots in place.
+        let mut slots = [HostRequest::new(Nanos::ZERO, 0, 0, Op::Read), HostRequest::new(Nanos::ZERO, 0, 0, Op::Read)];
+        let mut have = [false; 2];
+        let mut cur = 0;
+        have[0] = src.next_request_into(&mut slots[0])?;
+        have[1] = have[0] && src.next_request_into(&mut slots[1])?;
         let mut last_arrival = Nanos::ZERO;
         // Building the device may already have stalled (GC at preconditioning found no page).
         self.check_fatal()?;
@@ -488,7 +493,8 @@ impl Simulation {
             // With `arrival` timing the request keeps its trace arrival (its latency counts
             // from there) and enters the device at `issue`.
             let mut issue = None;
-            if let (Some(q), Some(r)) = (&mut self.closed, &mut next) {
+            if let (Some(q), true) = (&mut self.closed, have[cur]) {
+                let r = &mut slots[cur];
                 if !q.has_slot() {
                     if self.heap.peek_time().is_none() {
                         return Err(SimError::Stalled(format!("{} requests outstanding in the host's queues never completed", q.outstanding())));
@@ -506,15 +512,19 @@ impl Simulation {
             }
             // Every event due up to the next arrival (at its nanosecond too: arrivals come
             // after the events of their nanosecond), in a tight loop of its own.
-            let until = next.as_ref().map_or(u64::MAX, |r| issue.unwrap_or(r.arrival).max(last_arrival).0);
-            if next.is_none() && self.content.is_some() {
+            let until = if have[cur] { issue.unwrap_or(slots[cur].arrival).max(last_arrival).0 } else { u64::MAX };
+            if !have[cur] && self.content.is_some() {
                 self.content_drain();
             }
             while self.heap.peek_time().is_some_and(|t| t <= until) {
                 self.step_event();
                 self.check_fatal()?;
             }
-            let Some(mut r) = next.take() else { break };
+            if !have[cur] {
+                break;
+            }
+            have[cur] = false;
+            let r = &mut slots[cur];
             if r.arrival < last_arrival {
                 self.c.clamped_arrivals += 1;
                 r.arrival = last_arrival;
@@ -522,7 +532,7 @@ impl Simulation {
             last_arrival = r.arrival;
             // One test for both limits: the request loop is the hottest code of a run.
             if self.reqs.live >= self.max_in_flight || r.arrival.0 > MAX_ARRIVAL_NS {
-                return Err(self.refuse(&r));
+                return Err(self.refuse(r));
             }
             // A power cut is due before this request, or the device may still be recovering
             // from one (`power_cut`), or a die fails (`die_failure`): one test, and the rest
@@ -531,15 +541,16 @@ impl Simulation {
             let at = if self.c.requests_submitted >= self.next_cut { self.cut_or_hold(r.arrival) } else { issue.unwrap_or(r.arrival) };
             self.arrive_at(r, at);
             self.check_fatal()?;
-            next = after.take();
-            if next.is_some() {
-                after = src.next_request()?;
+            // The request after becomes the next; its slot takes the one after that.
+            cur ^= 1;
+            if have[cur] {
+                have[cur ^ 1] = src.next_request_into(&mut slots[cur ^ 1])?;
             }
-            if let Some(n) = &after {
-                self.prefetch_request(n);
+            if have[cur ^ 1] {
+                self.prefetch_request(&slots[cur ^ 1]);
             }
-            if let Some(n) = &next {
-                self.prefetch_request_targets(n);
+            if have[cur] {
+                self.prefetch_request_targets(&slots[cur]);
             }
             // One test for both periodic checks (the request loop is hot).
             if self.opts.check_every | self.opts.power_loss_every != 0 {

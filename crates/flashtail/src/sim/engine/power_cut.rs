@@ -340,7 +340,7 @@ impl Simulation {
         for (_, r) in resend {
             // Sent again, not a new request: it is counted once.
             self.c.requests_submitted -= 1;
-            self.arrive_at(r, back);
+            self.arrive_at(&r, back);
         }
         Ok(())
     }

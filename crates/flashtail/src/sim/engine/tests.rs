@@ -228,7 +228,7 @@ fn events_until(sim: &mut Simulation, t: u64) {
 /// Request `r` arrives at its arrival time, as the run loop lets it.
 fn arrive(sim: &mut Simulation, r: HostRequest) {
     let at = r.arrival;
-    sim.arrive_at(r, at);
+    sim.arrive_at(&r, at);
 }
 
 fn page_req(t: u64, lpn: u64, op: Op) -> HostRequest {
@@ -251,7 +251,7 @@ fn an_acknowledged_write_is_read_back_after_a_power_cut() {
     // The device is back after the scan of the one programmed page (tR = 50 µs).
     assert_eq!(sim.down_until, 10_000_000 + 50_000);
     let checked = sim.oracle.checked;
-    sim.arrive_at(page_req(10_000_000, 5, Op::Read), Nanos(sim.down_until));
+    sim.arrive_at(&page_req(10_000_000, 5, Op::Read), Nanos(sim.down_until));
     events_until(&mut sim, 20_000_000);
     assert_eq!(sim.c.requests_completed, 2);
     assert_eq!(sim.oracle.checked, checked + 1, "the read was checked against the recovered version");
@@ -432,7 +432,7 @@ fn a_shared_page_is_recovered_mapped_to_its_content_and_read_through_a_copy() {
     assert_eq!(extra.get("deferred_queue_at_end"), Some(&1));
     let checked = sim.oracle.checked;
     let back = Nanos(sim.down_until);
-    sim.arrive_at(page_req(back.0, u64::from(b), Op::Read), back);
+    sim.arrive_at(&page_req(back.0, u64::from(b), Op::Read), back);
     events_until(&mut sim, back.0 + 50_000_000);
     assert_eq!(sim.oracle.violations, 0, "{:?}", sim.oracle.first_violations);
     assert!(sim.oracle.checked > checked, "the read (and the deferred write's copy) were checked");
@@ -459,7 +459,7 @@ fn a_wrong_content_recovery_is_caught() {
     sim.cuts.as_mut().expect("cuts on").drop_survivor = Some(b);
     sim.power_cut(Nanos(10_000_000)).expect("a consistent, wrong recovery");
     let back = Nanos(sim.down_until);
-    sim.arrive_at(page_req(back.0, u64::from(b), Op::Read), back);
+    sim.arrive_at(&page_req(back.0, u64::from(b), Op::Read), back);
     events_until(&mut sim, back.0 + 50_000_000);
     assert_eq!(sim.oracle.violations, 1);
     assert!(sim.oracle.first_violations[0].contains(&format!("flash read of LPN {b} returned version 0, newest is 1")), "{:?}", sim.oracle.first_violations);
