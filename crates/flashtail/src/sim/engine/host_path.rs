@@ -49,7 +49,7 @@ impl Simulation {
             self.sample_free();
         }
         if self.policy_watches_requests {
-            self.notify(|p, ctx| p.on_arrival(ctx, &r));
+            self.notify(|p, ctx| p.on_arrival(ctx, r));
         }
 
         let first = self.page_index(r.offset);
@@ -69,7 +69,7 @@ impl Simulation {
             // its `power_cut` wait, counted in the run's total now (not on the completion
             // path, which every request takes; a request abandoned again by a later cut has
             // it taken back there: `PowerCuts::sent`).
-            pc.sent(slot, &r, at.0.saturating_sub(r.arrival.0));
+            pc.sent(slot, r, at.0.saturating_sub(r.arrival.0));
         }
         match r.op {
             Op::Read => {
@@ -88,7 +88,7 @@ impl Simulation {
                 lpns.clear();
                 lpns.extend((first..=last).map(|p| wrap_page(p, lp)));
                 if self.content.is_some() {
-                    self.content_write(slot, &lpns, &r);
+                    self.content_write(slot, &lpns, r);
                     self.lpn_scratch = lpns;
                 } else if self.flush.is_some() {
                     self.flush_admit(slot, lpns);
