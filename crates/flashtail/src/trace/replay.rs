@@ -295,10 +295,8 @@ impl<S: RequestSource> RequestSource for Replay<S> {
     }
 
     /// The first pass straight through the source's own `for_each_request`, each request
-    /// shaped as it comes; the loops after it (kept requests) as `next_request` gives them.
-    /// The first pass straight through the source's own `for_each_request`, each request
     /// shaped as it comes (without loops: with them, the first pass is kept as requests and
-    /// goes through `next_request`).
+    /// goes through `next_request`); the loops after it as `next_request` gives them.
     fn for_each_request(&mut self, f: &mut dyn FnMut(&mut Extent, &[Fingerprint]) -> bool) -> Result<(), SourceError> {
         if !self.st.first_pass_done && self.st.opts.loops <= 1 {
             let st = &mut self.st;
