@@ -9,9 +9,10 @@
 //! disabled the advice is ignored and nothing changes). Such a table is allocated on a
 //! 2 MiB boundary and rounded up to a whole huge page ([`Table`]): only whole aligned
 //! 2 MiB spans can be huge pages, and a table placed wherever `malloc` put it left its
-//! first and last partial spans, a quarter of an 8 MiB map, on 4 KiB pages. Larger tables stay on 4 KiB pages:
-//! faulting in gigabytes of huge pages made preconditioning a 1 TiB device 40 % slower
-//! (8 s → 12 s, over its 10 s target), more than a run gains (docs/performance.md).
+//! first and last partial spans, a quarter of an 8 MiB map, on 4 KiB pages. Larger tables
+//! stay on 4 KiB pages: faulting in gigabytes of huge pages made preconditioning a 1 TiB
+//! device 40 % slower (8 s → 12 s, over its 10 s target), more than a run gains
+//! (docs/performance.md).
 //!
 //! Does not do: explicit hugetlbfs pages, NUMA placement.
 
@@ -51,7 +52,7 @@ impl<T: Copy> Table<T> {
     fn with_room(n: usize) -> Table<T> {
         let bytes = n.checked_mul(std::mem::size_of::<T>()).expect("table size overflows");
         if bytes == 0 {
-            return Table { ptr: std::ptr::NonNull::dangling(), len: 0, layout: None };
+            return Table { ptr: std::ptr::NonNull::dangling(), len: n, layout: None };
         }
         let huge = (HUGE..=HUGE_MAX).contains(&bytes);
         let layout = if huge {
@@ -80,7 +81,8 @@ impl<T> std::ops::Deref for Table<T> {
     type Target = [T];
     #[inline]
     fn deref(&self) -> &[T] {
-        // SAFETY: `ptr` holds `len` initialised elements (or is dangling with `len` 0).
+        // SAFETY: `ptr` holds `len` initialised elements (dangling when nothing was
+        // allocated: no element, or zero-sized ones).
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 }
@@ -201,6 +203,7 @@ mod tests {
         assert_eq!(small.as_ptr() as usize % 8, 0);
         let empty = filled::<u32>(0, 1);
         assert!(empty.is_empty());
+        assert_eq!(filled(5, ()).len(), 5);
         assert!(Table::<u64>::default().is_empty());
     }
 }

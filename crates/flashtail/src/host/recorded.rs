@@ -8,7 +8,7 @@
 //! that fails is not recorded either: its runs read it again and report the failure. The
 //! replay yields exactly the requests, description and summary notes of the source.
 
-use super::{Extent, Fingerprints, HostRequest, Op, RequestSource, SourceError, EXTENT_BATCH};
+use super::{Extent, HostRequest, Op, RequestSource, SourceError, EXTENT_BATCH};
 use crate::units::{Fingerprint, Nanos};
 use std::sync::Arc;
 
@@ -107,28 +107,16 @@ impl Replayed {
 }
 
 impl RequestSource for Replayed {
-    #[inline]
     fn next_request(&mut self) -> Result<Option<HostRequest>, SourceError> {
-        let i = self.next;
-        let Some(&[arrival, offset, size_op]) = self.rec.reqs.get(i) else { return Ok(None) };
-        self.next += 1;
-        // The hardware prefetcher stops at each 4 KiB page: fetch a few lines ahead.
-        if let Some(ahead) = self.rec.reqs.get(i + PREFETCH_AHEAD) {
-            crate::ftl::mapping::prefetch(ahead);
-        }
-        let op = if size_op & WRITE != 0 { Op::Write } else { Op::Read };
-        let mut q = HostRequest::new(Nanos(arrival), offset, size_op & !WRITE, op);
-        if !self.rec.fp_start.is_empty() {
-            let (a, b) = (self.rec.fp_start[i] as usize, self.rec.fp_start[i + 1] as usize);
-            q.fingerprints = Fingerprints::from_slice(&self.rec.fingerprints[a..b]);
-        }
-        Ok(Some(q))
+        let mut q = HostRequest::new(Nanos::ZERO, 0, 0, Op::Read);
+        Ok(self.next_request_into(&mut q)?.then_some(q))
     }
     #[inline]
     fn next_request_into(&mut self, out: &mut HostRequest) -> Result<bool, SourceError> {
         let i = self.next;
         let Some(&[arrival, offset, size_op]) = self.rec.reqs.get(i) else { return Ok(false) };
         self.next += 1;
+        // The hardware prefetcher stops at each 4 KiB page: fetch a few lines ahead.
         if let Some(ahead) = self.rec.reqs.get(i + PREFETCH_AHEAD) {
             crate::ftl::mapping::prefetch(ahead);
         }
@@ -171,7 +159,7 @@ impl RequestSource for Replayed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::VecSource;
+    use crate::host::{Fingerprints, VecSource};
 
     fn stream() -> Vec<HostRequest> {
         let mut v: Vec<HostRequest> = (0..40u64)
