@@ -94,6 +94,13 @@ impl Recording {
     }
 }
 
+/// A recorded request's extent (the inverse of `Recording::push`).
+#[inline]
+fn extent(arrival: u64, offset: u64, size_op: u64) -> Extent {
+    let op = if size_op & WRITE != 0 { Op::Write } else { Op::Read };
+    Extent { arrival: Nanos(arrival), offset, size: size_op & !WRITE, op }
+}
+
 /// One replay of a [`Recording`].
 pub struct Replayed {
     rec: Arc<Recording>,
@@ -120,10 +127,8 @@ impl RequestSource for Replayed {
         if let Some(ahead) = self.rec.reqs.get(i + PREFETCH_AHEAD) {
             crate::ftl::mapping::prefetch(ahead);
         }
-        out.arrival = Nanos(arrival);
-        out.offset = offset;
-        out.size = size_op & !WRITE;
-        out.op = if size_op & WRITE != 0 { Op::Write } else { Op::Read };
+        let e = extent(arrival, offset, size_op);
+        (out.arrival, out.offset, out.size, out.op) = (e.arrival, e.offset, e.size, e.op);
         out.fingerprints.clear();
         if !self.rec.fp_start.is_empty() {
             let (a, b) = (self.rec.fp_start[i] as usize, self.rec.fp_start[i + 1] as usize);
@@ -137,8 +142,7 @@ impl RequestSource for Replayed {
         let mut batch = [Extent { arrival: Nanos(0), offset: 0, size: 0, op: Op::Read }; EXTENT_BATCH];
         for chunk in rest[..take].chunks(EXTENT_BATCH) {
             for (e, &[arrival, offset, size_op]) in batch.iter_mut().zip(chunk) {
-                let op = if size_op & WRITE != 0 { Op::Write } else { Op::Read };
-                *e = Extent { arrival: Nanos(arrival), offset, size: size_op & !WRITE, op };
+                *e = extent(arrival, offset, size_op);
             }
             f(&batch[..chunk.len()]);
         }
