@@ -67,8 +67,9 @@ impl Footprint {
         };
         // A request longer than the logical space touches every page once.
         let mut left = last.min(first + lp - 1) - first + 1;
-        // One division for the request; its further pages count on and wrap.
-        let mut page = first % lp;
+        // At most one division for the request (none when it starts inside the logical
+        // space); its further pages count on and wrap.
+        let mut page = if first < lp { first } else { first % lp };
         let read = r.op == Op::Read;
         while left > 0 {
             // The pages from `page` on within its word, before the wrap.
@@ -113,6 +114,17 @@ impl Footprint {
             FootprintFill::Touched => self.touched.get(w).is_some_and(|x| x & b != 0),
             FootprintFill::Reads => self.read_first.get(w).is_some_and(|x| x & b != 0),
             FootprintFill::None => false,
+        }
+    }
+
+    /// The 64 pages from `64 * w` on that preconditioning under `fill` writes first, as
+    /// the bits of one word (page `64 * w + j` is bit `j`).
+    #[inline]
+    pub fn word(&self, fill: FootprintFill, w: usize) -> u64 {
+        match fill {
+            FootprintFill::Touched => self.touched.get(w).copied().unwrap_or(0),
+            FootprintFill::Reads => self.read_first.get(w).copied().unwrap_or(0),
+            FootprintFill::None => 0,
         }
     }
 
@@ -233,7 +245,12 @@ mod tests {
         for p in 0..pages {
             assert_eq!(f.holds(FootprintFill::Touched, p), touched[p as usize], "page {p}");
             assert_eq!(f.holds(FootprintFill::Reads, p), read_first[p as usize], "page {p}");
+            // The word view agrees with the page view.
+            for fill in [FootprintFill::Touched, FootprintFill::Reads, FootprintFill::None] {
+                assert_eq!(f.word(fill, p as usize / 64) >> (p % 64) & 1 == 1, f.holds(fill, p), "page {p}");
+            }
         }
+        assert_eq!(f.word(FootprintFill::Touched, pages as usize), 0, "past the end");
         assert!(f.touched_pages > 900 && f.read_first_pages > 300, "{} {}", f.touched_pages, f.read_first_pages);
     }
 

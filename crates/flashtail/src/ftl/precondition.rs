@@ -149,15 +149,36 @@ pub fn precondition(
         let mut rng = rng.clone();
         rng.set_word_pos(first as u128);
         let always = rest >= 1.0;
-        for l in first..(first + words.len() * 64).min(data) {
+        // A word (64 pages) at a time: the stream's words for those pages in one block
+        // fill (the same words, in the same order, as one draw per page), the choices as
+        // one bit mask, and the per-plane counts from the mask's set bits. Per page, the
+        // draw's bookkeeping and the footprint look-up were most of this pass.
+        let mut draws = [0u32; 64];
+        for (k, word) in words.iter_mut().enumerate() {
+            let l0 = first + k * 64;
+            if l0 >= data {
+                break;
+            }
+            let m = (data - l0).min(64);
+            let in_range = if m == 64 { u64::MAX } else { (1u64 << m) - 1 };
             // One word per page whether or not the footprint holds it: the draws of the
             // other pages do not depend on the footprint.
-            let drawn = always || (rng.gen::<u32>() as u64) < threshold;
-            // Without a branch on the (random) outcome: a mispredicted branch per page
-            // was most of this loop's time.
-            let chosen = u64::from(drawn | footprint.is_some_and(|f| f.holds(first_fill, l as u32)));
-            words[(l - first) / 64] |= chosen << (l % 64);
-            counts[place(l as u32).idx()] += chosen as u32;
+            let drawn = if always {
+                in_range
+            } else {
+                rng.fill(&mut draws[..m]);
+                // Without a branch on the (random) outcome: a mispredicted branch per
+                // page was most of this loop's time.
+                draws[..m].iter().enumerate().fold(0u64, |acc, (j, &d)| acc | (u64::from((d as u64) < threshold) << j))
+            };
+            let chosen = drawn | (footprint.map_or(0, |f| f.word(first_fill, l0 / 64)) & in_range);
+            *word |= chosen;
+            let mut left = chosen;
+            while left != 0 {
+                let l = l0 as u32 + left.trailing_zeros();
+                left &= left - 1;
+                counts[place(l).idx()] += 1;
+            }
         }
         counts
     };
