@@ -40,7 +40,14 @@ impl PlainFive {
     /// The record of a plain line, or `None` (see [`plain_five`]).
     #[inline]
     pub fn parse(&self, line: &[u8]) -> Option<RawRecord> {
-        plain_five(line, self.unit_ns, self.columns)
+        plain_five(line, 0, line.len(), self.unit_ns, self.columns)
+    }
+
+    /// [`PlainFive::parse`] of the line `buf[start..end]`, read in place
+    /// (`plain::plain_fields_at`).
+    #[inline]
+    pub fn parse_at(&self, buf: &[u8], start: usize, end: usize) -> Option<RawRecord> {
+        plain_five(buf, start, end, self.unit_ns, self.columns)
     }
 }
 
@@ -50,7 +57,7 @@ impl PlainFive {
 /// product beyond 64 bits, an op code other than 0 or 1 (or a line longer than
 /// `plain::MAX_PLAIN` bytes).
 #[inline(always)]
-pub(super) fn plain_five(line: &[u8], unit_ns: f64, c: &FiveColumns) -> Option<RawRecord> {
+pub(super) fn plain_five(buf: &[u8], start: usize, end: usize, unit_ns: f64, c: &FiveColumns) -> Option<RawRecord> {
     // A whole number of ns in 1..=1e12 (a cast and back, not `fract`: a library call; NaN
     // casts to 0).
     let unit = unit_ns as i64;
@@ -58,7 +65,7 @@ pub(super) fn plain_five(line: &[u8], unit_ns: f64, c: &FiveColumns) -> Option<R
         return None;
     }
     let unit = unit as u64;
-    let [time, dev, addr, size, op] = super::plain::plain_fields::<5>(line)?;
+    let [time, dev, addr, size, op] = super::plain::plain_fields_at::<5>(buf, start, end)?;
     let op = match op {
         1 => crate::host::Op::Read,
         0 => crate::host::Op::Write,

@@ -57,20 +57,45 @@ fn classify16(b: &[u8; 16]) -> (u64, u64) {
 }
 
 /// The `N` decimal fields of a plain line, or `None` when the line is not plain.
-#[inline]
+#[cfg(test)]
 pub fn plain_fields<const N: usize>(line: &[u8]) -> Option<[u64; N]> {
-    const AT: usize = 8;
-    let len = line.len();
+    plain_fields_at(line, 0, line.len())
+}
+
+/// Bytes before a line that the field loads may read (see [`fields_in`]).
+const AT: usize = 8;
+
+/// [`plain_fields`] of the line `buf[start..end]`. The line is read in place when `buf`
+/// holds 8 bytes before it and 64 from its start (the reader's buffer, around nearly every
+/// line); else from a padded copy. In place saves the copy, and the loads that spanned
+/// its stores (which missed store-to-load forwarding). Bytes around the line are masked
+/// off either way, so both read the same fields.
+#[inline]
+pub fn plain_fields_at<const N: usize>(buf: &[u8], start: usize, end: usize) -> Option<[u64; N]> {
+    let len = end.checked_sub(start)?;
     if len > MAX_PLAIN {
         return None;
     }
-    // The line after 8 bytes of padding, so that the 8 bytes ending at any of its bytes can
-    // be loaded; bytes past the line are cut off the masks.
-    let mut buf = [0u8; AT + MAX_PLAIN];
-    buf[AT..AT + len].copy_from_slice(line);
+    // A fixed-size window, so that the loads in it need no bounds checks.
+    let window = start.checked_sub(AT).and_then(|s| buf.get(s..)).and_then(|w| w.get(..AT + MAX_PLAIN));
+    match window.and_then(|w| <&[u8; AT + MAX_PLAIN]>::try_from(w).ok()) {
+        Some(window) => fields_in(window, len),
+        _ => {
+            // The line after 8 bytes of padding, so that the 8 bytes ending at any of its
+            // bytes can be loaded; bytes past the line are cut off the masks.
+            let mut pad = [0u8; AT + MAX_PLAIN];
+            pad[AT..AT + len].copy_from_slice(buf.get(start..end)?);
+            fields_in(&pad, len)
+        }
+    }
+}
+
+/// The fields of the `len`-byte line at `w[AT..]`.
+#[inline(always)]
+fn fields_in<const N: usize>(w: &[u8; AT + MAX_PLAIN], len: usize) -> Option<[u64; N]> {
     let (mut digits, mut blanks) = (0u64, 0u64);
     for k in 0..len.div_ceil(16) {
-        let block: &[u8; 16] = buf[AT + 16 * k..AT + 16 * k + 16].try_into().expect("16 bytes");
+        let block: &[u8; 16] = w[AT + 16 * k..AT + 16 * k + 16].try_into().expect("16 bytes");
         let (d, b) = classify16(block);
         digits |= d << (16 * k);
         blanks |= b << (16 * k);
@@ -82,7 +107,7 @@ pub fn plain_fields<const N: usize>(line: &[u8]) -> Option<[u64; N]> {
     }
     // First and last digit of each field.
     let (mut firsts, mut lasts) = (digits & !(digits << 1), digits & !(digits >> 1));
-    let word = |end: usize| u64::from_le_bytes(buf[AT + end - 8..AT + end].try_into().expect("8 bytes")) ^ ZEROS;
+    let word = |end: usize| u64::from_le_bytes(w[AT + end - 8..AT + end].try_into().expect("8 bytes")) ^ ZEROS;
     let mut v = [0u64; N];
     for slot in &mut v {
         if firsts == 0 {
@@ -191,6 +216,13 @@ mod tests {
             }
             let want = reference::<5>(&line);
             let got = plain_fields::<5>(&line);
+            // Read in place inside a buffer, with any bytes around it (none to a few
+            // before, up to 80 after): the same fields as from the padded copy.
+            let (before, after) = (rng.gen_range(0..=12), rng.gen_range(0..=80));
+            let mut buf: Vec<u8> = (0..before).map(|_| rng.gen()).collect();
+            buf.extend_from_slice(&line);
+            buf.extend((0..after).map(|_| rng.gen::<u8>()));
+            assert_eq!(plain_fields_at::<5>(&buf, before, before + line.len()), got, "{:?} in {buf:?}", String::from_utf8_lossy(&line));
             if line.len() <= MAX_PLAIN {
                 assert_eq!(got, want, "{:?}", String::from_utf8_lossy(&line));
             } else {
