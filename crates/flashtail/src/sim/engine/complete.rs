@@ -146,28 +146,34 @@ impl Simulation {
                 let (lpn, internal) = (self.txns[t as usize].lpn, self.txns[t as usize].internal);
                 self.rewrite_done(txn.plane, lpn, txn.ppn, txn.dst, txn.version, internal);
             }
-            TxnKind::Erase => {
-                let b = BlockId(txn.ppn);
-                self.ftl.blocks.erase(geo, b);
-                let first = geo.ppn(b, 0).0;
-                self.oracle.erase(first, geo.pages_per_block);
-                self.c.erases += 1;
-                let g = &mut self.gc[txn.plane.idx()];
-                g.victim = None;
-                g.grant = None;
-                g.in_flight = false;
-                g.erasing = false;
-                g.monitor.gc_duration = self.now.saturating_sub(g.monitor.gc_started);
-                self.victim_done(txn.plane);
-                self.free_changed(txn.plane);
-                self.gc_woken = false;
-                self.retry_stalled(txn.plane);
-            }
+            TxnKind::Erase => self.erase_done(txn.plane, BlockId(txn.ppn)),
         }
         if self.failures.is_some() {
             // Reads waiting for parity, and re-protection, may go on (`die_failure`).
             self.die_finished(reprotected);
         }
+    }
+
+    /// Block `b`'s erase finished: it is free, and its plane's GC run is over. (Out of line:
+    /// one erase per block of moves, and inlined it made `complete` larger for every
+    /// transaction.)
+    #[inline(never)]
+    fn erase_done(&mut self, plane: PlaneId, b: BlockId) {
+        let geo = &self.ftl.geo;
+        self.ftl.blocks.erase(geo, b);
+        let first = geo.ppn(b, 0).0;
+        self.oracle.erase(first, geo.pages_per_block);
+        self.c.erases += 1;
+        let g = &mut self.gc[plane.idx()];
+        g.victim = None;
+        g.grant = None;
+        g.in_flight = false;
+        g.erasing = false;
+        g.monitor.gc_duration = self.now.saturating_sub(g.monitor.gc_started);
+        self.victim_done(plane);
+        self.free_changed(plane);
+        self.gc_woken = false;
+        self.retry_stalled(plane);
     }
 
     /// A page write is done for whoever waits on it: the flush buffer, the DRAM write
