@@ -6,7 +6,7 @@
 #
 # Each round runs A and B at the same time, one per core (cores swapped every round), so both
 # see the same machine conditions; the median of the per-round ratios B/A is far steadier on a
-# shared VM than alternating runs (docs/performance.md, "Sixth round"). CASE is what
+# shared VM than alternating runs (docs/performance.md, "Method"). CASE is what
 # `flashtail bench --child` takes: run:<scheme>:<on|off>. Needs 2 cores, taskset and python3.
 set -euo pipefail
 if [ $# -ne 5 ]; then

@@ -2,10 +2,10 @@
 # Build flashtail with profile-guided optimisation (PGO): an instrumented build runs a
 # training mix, and the release build is then compiled with the branch and call counts it
 # recorded. The simulator is branchy integer code whose hot paths the compiler cannot rank
-# on its own; on the issue-6 reference benchmark the PGO build executes about 6 % fewer
+# on its own; on the reference benchmark the PGO build executes about 6 % fewer
 # instructions than the plain build (17 % before the plain build raised LLVM's inlining
-# threshold and inlined what PGO inlines; docs/performance.md, "Fifth round" to "Seventh
-# round"). On the project's noisy VM the two builds' run times overlap.
+# threshold and inlined what PGO inlines), and it took 4 % less CPU on MQSim's workload B
+# in alternating runs (docs/performance.md, "What was optimised": Build).
 #
 # Usage: scripts/pgo-build.sh [--no-bench-training]
 #   Result: target/pgo/release/flashtail (the plain `cargo build --release` is untouched).
