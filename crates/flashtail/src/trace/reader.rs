@@ -308,7 +308,7 @@ impl TraceReader {
             let line = &buf[start..end];
             // A plain line the format reads in its fast path is text (digits, blanks) and a
             // record within the trace clock: straight to the record checks.
-            let out = match self.plain.and_then(|p| p.parse_at(&buf, start, end)) {
+            let out = match self.plain.and_then(|p| p.parse(&buf, start, end)) {
                 Some(rec) => {
                     self.parsed += 1;
                     self.accept(rec)

@@ -37,16 +37,10 @@ pub struct PlainFive {
 }
 
 impl PlainFive {
-    /// The record of a plain line, or `None` (see [`plain_five`]).
+    /// The record of the plain line `buf[start..end]`, read in place
+    /// (`plain::plain_fields_at`), or `None` (see [`plain_five`]).
     #[inline]
-    pub fn parse(&self, line: &[u8]) -> Option<RawRecord> {
-        plain_five(line, 0, line.len(), self.unit_ns, self.columns)
-    }
-
-    /// [`PlainFive::parse`] of the line `buf[start..end]`, read in place
-    /// (`plain::plain_fields_at`).
-    #[inline]
-    pub fn parse_at(&self, buf: &[u8], start: usize, end: usize) -> Option<RawRecord> {
+    pub fn parse(&self, buf: &[u8], start: usize, end: usize) -> Option<RawRecord> {
         plain_five(buf, start, end, self.unit_ns, self.columns)
     }
 }
@@ -138,15 +132,15 @@ mod tests {
                     Parsed::Record(r) => Some(r),
                     Parsed::NotRequest(_) => None,
                 });
-                if let Some(r) = a.plain().and_then(|p| p.parse(l)) {
+                if let Some(r) = a.plain().and_then(|p| p.parse(l, 0, l.len())) {
                     assert_eq!(Some(r), general, "{:?} at {unit}", String::from_utf8_lossy(l));
                 }
             }
         }
-        let fast: Vec<usize> = (0..lines.len()).filter(|&i| Ascii { unit_ns: 1.0 }.plain().and_then(|p| p.parse(lines[i])).is_some()).collect();
+        let fast: Vec<usize> = (0..lines.len()).filter(|&i| Ascii { unit_ns: 1.0 }.plain().and_then(|p| p.parse(lines[i], 0, lines[i].len())).is_some()).collect();
         assert_eq!(fast, [0, 1, 2, 4]);
-        assert!(Ascii { unit_ns: 0.01 }.plain().and_then(|p| p.parse(lines[0])).is_none());
-        let r = Ascii { unit_ns: 1.0 }.plain().and_then(|p| p.parse(b"332970 0 10681800 24 0")).unwrap();
+        assert!(Ascii { unit_ns: 0.01 }.plain().and_then(|p| p.parse(lines[0], 0, lines[0].len())).is_none());
+        let r = Ascii { unit_ns: 1.0 }.plain().and_then(|p| p.parse(b"332970 0 10681800 24 0", 0, 22)).unwrap();
         assert_eq!((r.ts_ns, r.volume, r.offset, r.size, r.op), (332970, 0, 10681800 * 512, 24 * 512, Op::Write));
     }
 

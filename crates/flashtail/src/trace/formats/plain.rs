@@ -77,8 +77,7 @@ pub fn plain_fields_at<const N: usize>(buf: &[u8], start: usize, end: usize) -> 
         return None;
     }
     // A fixed-size window, so that the loads in it need no bounds checks.
-    let window = start.checked_sub(AT).and_then(|s| buf.get(s..)).and_then(|w| w.get(..AT + MAX_PLAIN));
-    match window.and_then(|w| <&[u8; AT + MAX_PLAIN]>::try_from(w).ok()) {
+    match start.checked_sub(AT).and_then(|s| buf.get(s..)?.first_chunk::<{ AT + MAX_PLAIN }>()) {
         Some(window) => fields_in(window, len),
         _ => {
             // The line after 8 bytes of padding, so that the 8 bytes ending at any of its
