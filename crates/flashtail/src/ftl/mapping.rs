@@ -17,6 +17,7 @@
 
 use super::blocks::{BlockTable, Stream};
 use super::content::{Content, VIRT};
+use super::l2p::L2p;
 use super::tables::Table;
 use crate::nand::Geometry;
 use crate::units::{BlockId, Lpn, PlaneId, Ppn};
@@ -27,7 +28,8 @@ pub const NONE: u32 = u32::MAX;
 pub struct Ftl {
     pub geo: Geometry,
     pub logical_pages: u32,
-    pub l2p: Table<u32>,
+    /// With the oracle's versions beside the entries when the run checks integrity (`l2p`).
+    pub l2p: L2p,
     pub p2l: Table<u32>,
     pub blocks: BlockTable,
     /// Bit `ppn` set ⇔ `l2p[p2l[ppn]] == ppn` (maintained by `map`/`unmap`, and written
@@ -41,11 +43,17 @@ impl Ftl {
     /// `logical_pages` host-visible pages; `slots` ≥ that: map entries including any
     /// controller-owned ids (RAIN parity).
     pub fn new(geo: &Geometry, logical_pages: u32, slots: u32) -> Ftl {
+        Ftl::with_versions(geo, logical_pages, slots, false)
+    }
+
+    /// As `new`, with room for the integrity oracle's version of each logical page beside
+    /// its map entry when `versions` (`L2p`).
+    pub fn with_versions(geo: &Geometry, logical_pages: u32, slots: u32, versions: bool) -> Ftl {
         debug_assert!(slots >= logical_pages);
         Ftl {
             geo: geo.clone(),
             logical_pages,
-            l2p: super::tables::filled(slots as usize, NONE),
+            l2p: L2p::new(slots as usize, versions),
             p2l: super::tables::filled(geo.total_pages() as usize, NONE),
             blocks: BlockTable::new(geo),
             valid_bits: super::tables::filled((geo.total_pages() as usize).div_ceil(64), 0),
@@ -62,7 +70,7 @@ impl Ftl {
         Ftl {
             geo: self.geo.clone(),
             logical_pages: self.logical_pages,
-            l2p: super::tables::copied(&self.l2p),
+            l2p: self.l2p.duplicate(),
             p2l: super::tables::copied(&self.p2l),
             blocks: self.blocks.clone(),
             valid_bits: super::tables::copied(&self.valid_bits),
@@ -276,11 +284,13 @@ impl Ftl {
         // Lookups are fetched `AHEAD` entries early.
         const AHEAD: usize = 16;
         const CHUNK: usize = 1 << 16;
+        // Entry `l` at `l * step` (with the oracle's versions between the entries).
+        let (raw, step) = self.l2p.raw();
         let chunk = |(c, entries): (usize, &[u32])| -> Result<(u64, u64), (usize, String)> {
             let (mut mapped, mut mapped_bits) = (0u64, 0u64);
-            for (k, &p) in entries.iter().enumerate() {
+            for (k, &p) in entries.iter().step_by(step).enumerate() {
                 let l = c * CHUNK + k;
-                if let Some(&ahead) = entries.get(k + AHEAD).filter(|&&p| p < VIRT) {
+                if let Some(&ahead) = entries.get((k + AHEAD) * step).filter(|&&p| p < VIRT) {
                     self.prefetch_owner(Ppn(ahead));
                     self.prefetch_valid_word(Ppn(ahead));
                 }
@@ -300,8 +310,7 @@ impl Ftl {
             }
             Ok((mapped, mapped_bits))
         };
-        self.l2p
-            .par_chunks(CHUNK)
+        raw.par_chunks(CHUNK * step)
             .enumerate()
             .map(chunk)
             .reduce(

@@ -9,6 +9,7 @@
 pub mod blocks;
 pub mod content;
 pub mod footprint;
+pub mod l2p;
 pub mod mapping;
 pub mod precondition;
 pub mod rain;

@@ -81,7 +81,8 @@ struct BlockPlan {
 const CHUNK_WORDS: usize = 1 << 14;
 
 /// Apply the configured preconditioning. `on_valid(lpn, ppn)` lets the caller record
-/// oracle versions for every page made valid.
+/// oracle versions for every page made valid (a map that carries the oracle's versions
+/// gives each mapped page its first version itself: `L2p::preload`).
 /// `place` gives the plane of a logical id; with `rain`, every stripe holding data also gets
 /// its (current) parity page. Without `rain`, ids are striped statically and `place` must be
 /// `Geometry::static_plane`: that repeats every `planes()` ids, so it is read from a table
@@ -252,7 +253,7 @@ pub fn precondition(
             left &= left - 1;
             let ppn = next[place(l as u32).idx()].next(valid_bits) as u32;
             debug_assert_eq!(l2p[l], NONE, "preconditioning maps each logical page once");
-            l2p[l] = ppn;
+            l2p.preload(l, ppn);
             p2l[ppn as usize] = l as u32;
             on_valid(Lpn(l as u32), ppn);
         }

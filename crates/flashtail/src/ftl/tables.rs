@@ -137,6 +137,18 @@ pub fn filled<T: Copy + Send + Sync>(n: usize, value: T) -> Table<T> {
     v
 }
 
+/// A table of `n` pairs, `pair[0]` at each even index and `pair[1]` at the odd one after it
+/// (`2n` elements): filled as `n` words, so the fill writes each pair at once.
+pub fn filled_pairs(n: usize, pair: [u32; 2]) -> Table<u32> {
+    let mut bytes = [0u8; 8];
+    bytes[..4].copy_from_slice(&pair[0].to_ne_bytes());
+    bytes[4..].copy_from_slice(&pair[1].to_ne_bytes());
+    let words = std::mem::ManuallyDrop::new(filled(n, u64::from_ne_bytes(bytes)));
+    // The same allocation, read as twice as many `u32` (its alignment, 8, suits them); the
+    // layout kept is the one it was allocated with, for `Drop`.
+    Table { ptr: words.ptr.cast(), len: 2 * words.len, layout: words.layout }
+}
+
 /// A copy of `src`, backed by huge pages where available and worthwhile as [`filled`]'s
 /// tables are (a plain copy would put a copied table back on 4 KiB pages, and a run on it
 /// would pay the page walks `filled` avoids). Copied on the calling thread: copies are taken
@@ -178,6 +190,15 @@ mod tests {
             let v = filled(n, 0xdead_beefu32);
             assert_eq!(v.len(), n);
             assert!(v.iter().all(|&x| x == 0xdead_beef));
+        }
+    }
+
+    #[test]
+    fn paired_tables_alternate_their_two_values() {
+        for n in [0, 1, 1000, (PARALLEL_FILL / 8) + 3] {
+            let v = filled_pairs(n, [0xdead_beef, 7]);
+            assert_eq!(v.len(), 2 * n);
+            assert!(v.chunks(2).all(|p| p == [0xdead_beef, 7]));
         }
     }
 

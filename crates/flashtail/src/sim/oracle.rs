@@ -14,15 +14,22 @@
 //! page's copy (a deferred write, a revalidated page), the content is checked first and the
 //! logical page's newest version is placed with it, so the version checks stay exact.
 //!
+//! Each logical page's newest version is kept beside its map entry (`ftl::l2p::L2p`: one
+//! cache line and one address translation for both on every read, write and GC move); the
+//! methods that read or bump it take the map. Physical pages' versions are kept here.
+//!
 //! RAIN (ttFlash) also rebuilds a page from its stripe: the XOR of the parity page and the
 //! other data pages is the page only if the parity was computed over exactly the data the
 //! stripe's pages hold on flash. For that the oracle keeps, per physical parity page, a
 //! signature of the data it covers (`stripe_signature` of its members' versions), and
 //! checks it against the members' pages at each rebuild (`check_parity`).
 
+use crate::ftl::l2p::L2p;
+
 pub struct Oracle {
     pub enabled: bool,
-    lpn_version: crate::ftl::tables::Table<u32>,
+    /// Logical ids (the map's entries; their versions are in the map).
+    logical: usize,
     page_version: crate::ftl::tables::Table<u32>,
     pub checked: u64,
     pub violations: u64,
@@ -47,11 +54,13 @@ pub fn stripe_signature(members: impl Iterator<Item = (u32, u32)>) -> u32 {
 }
 
 impl Oracle {
-    pub fn new(enabled: bool, logical_pages: u32, physical_pages: u32) -> Oracle {
-        let (l, p) = if enabled { (logical_pages as usize, physical_pages as usize) } else { (0, 0) };
+    /// An oracle for the device whose map is `l2p` (with versions when `enabled`).
+    pub fn new(enabled: bool, l2p: &L2p, physical_pages: u32) -> Oracle {
+        assert_eq!(enabled, l2p.has_versions(), "the oracle keeps its versions in the map exactly when it is on");
+        let (l, p) = if enabled { (l2p.len(), physical_pages as usize) } else { (0, 0) };
         Oracle {
             enabled,
-            lpn_version: crate::ftl::tables::filled(l, 0),
+            logical: l,
             page_version: crate::ftl::tables::filled(p, 0),
             checked: 0,
             violations: 0,
@@ -67,7 +76,7 @@ impl Oracle {
     pub(crate) fn duplicate(&self) -> Oracle {
         Oracle {
             enabled: self.enabled,
-            lpn_version: crate::ftl::tables::copied(&self.lpn_version),
+            logical: self.logical,
             page_version: crate::ftl::tables::copied(&self.page_version),
             checked: self.checked,
             violations: self.violations,
@@ -106,7 +115,7 @@ impl Oracle {
     /// Track content too (module doc); a no-op when disabled.
     pub fn track_content(&mut self) {
         if self.enabled {
-            self.lpn_content = vec![0; self.lpn_version.len()];
+            self.lpn_content = vec![0; self.logical];
             self.page_content = vec![0; self.page_version.len()];
         }
     }
@@ -164,22 +173,22 @@ impl Oracle {
 
     /// `lpn`'s data was placed in page `dst` from a copy in page `src` (a deferred write or
     /// a rescued last copy): check the content, then give `dst` the newest version.
-    pub fn place_copy(&mut self, lpn: u32, src: u32, dst: u32, now: u64) {
+    pub fn place_copy(&mut self, l2p: &L2p, lpn: u32, src: u32, dst: u32, now: u64) {
         if !self.content_on() {
             return;
         }
         self.check_content(lpn, src, "copy for a shared page", now);
         self.page_content[dst as usize] = self.page_content[src as usize];
-        self.page_version[dst as usize] = self.lpn_version[lpn as usize];
+        self.page_version[dst as usize] = l2p.version(lpn as usize);
     }
 
     /// A write of `lpn` was accepted into page `ppn`: bump and store its version.
     #[inline]
-    pub fn write(&mut self, lpn: u32, ppn: u32) -> u32 {
+    pub fn write(&mut self, l2p: &mut L2p, lpn: u32, ppn: u32) -> u32 {
         if !self.enabled {
             return 0;
         }
-        let v = &mut self.lpn_version[lpn as usize];
+        let v = l2p.version_mut(lpn as usize);
         *v += 1;
         self.page_version[ppn as usize] = *v;
         *v
@@ -187,9 +196,9 @@ impl Oracle {
 
     /// A write whose version is given (RAIN parity carries its stripe's epoch).
     #[inline]
-    pub fn write_version(&mut self, id: u32, ppn: u32, v: u32) -> u32 {
+    pub fn write_version(&mut self, l2p: &mut L2p, id: u32, ppn: u32, v: u32) -> u32 {
         if self.enabled {
-            self.lpn_version[id as usize] = v;
+            *l2p.version_mut(id as usize) = v;
             self.page_version[ppn as usize] = v;
         }
         v
@@ -197,11 +206,11 @@ impl Oracle {
 
     /// A new version of `id` accepted into controller RAM (not yet on flash).
     #[inline]
-    pub fn bump(&mut self, id: u32) -> u32 {
+    pub fn bump(&mut self, l2p: &mut L2p, id: u32) -> u32 {
         if !self.enabled {
             return 0;
         }
-        let v = &mut self.lpn_version[id as usize];
+        let v = l2p.version_mut(id as usize);
         *v += 1;
         *v
     }
@@ -217,17 +226,17 @@ impl Oracle {
 
     /// Newest accepted version of a logical id (0 when disabled).
     #[inline]
-    pub fn newest(&self, id: u32) -> u32 {
-        if self.enabled { self.lpn_version[id as usize] } else { 0 }
+    pub fn newest(&self, l2p: &L2p, id: u32) -> u32 {
+        if self.enabled { l2p.version(id as usize) } else { 0 }
     }
 
     /// Flash holds an older version of `lpn` than the newest (whose data is in controller RAM).
-    pub fn check_older(&mut self, lpn: u32, got: u32, what: &str, now: u64) {
+    pub fn check_older(&mut self, l2p: &L2p, lpn: u32, got: u32, what: &str, now: u64) {
         if !self.enabled {
             return;
         }
         self.checked += 1;
-        let want = self.lpn_version[lpn as usize];
+        let want = l2p.version(lpn as usize);
         if got >= want {
             self.violation(format_args!("t={now}ns {what} of LPN {lpn}: flash has version {got}, buffer should hold newer than newest {want}"));
         }
@@ -244,14 +253,6 @@ impl Oracle {
         }
     }
 
-    /// Hint that `lpn`'s version will be needed soon (see `Ftl::prefetch`).
-    #[inline]
-    pub fn prefetch(&self, lpn: u32) {
-        if let Some(v) = self.lpn_version.get(lpn as usize) {
-            crate::ftl::mapping::prefetch(v);
-        }
-    }
-
     /// Hint that physical page `ppn`'s version will be needed soon.
     #[inline]
     pub fn prefetch_page(&self, ppn: u32) {
@@ -260,11 +261,11 @@ impl Oracle {
         }
     }
 
-    /// Preconditioned data.
+    /// Page `ppn` holds preconditioned data (version 1; the map's `L2p::preload` gives the
+    /// logical page its version).
     #[inline]
-    pub fn preload(&mut self, lpn: u32, ppn: u32) {
+    pub fn preload(&mut self, ppn: u32) {
         if self.enabled {
-            self.lpn_version[lpn as usize] = 1;
             self.page_version[ppn as usize] = 1;
         }
     }
@@ -274,18 +275,18 @@ impl Oracle {
     /// now on, an unacknowledged write lost with its version (the engine's `power_cut`).
     /// With content tracked, a logical page that lost its newest write has the content of
     /// the version recovered (none if none was).
-    pub fn recover(&mut self, versions: &[u32], pages: &[u32]) {
+    pub fn recover(&mut self, l2p: &mut L2p, versions: &[u32], pages: &[u32]) {
         if !self.enabled {
             return;
         }
         if self.content_on() {
             for (lpn, (&v, &p)) in versions.iter().zip(pages).enumerate() {
-                if v < self.lpn_version[lpn] {
+                if v < l2p.version(lpn) {
                     self.lpn_content[lpn] = if p == crate::ftl::NONE { 0 } else { self.page_content[p as usize] };
                 }
             }
         }
-        self.lpn_version[..versions.len()].copy_from_slice(versions);
+        l2p.set_versions(versions);
     }
 
     /// Version stored in a physical page (0 when disabled).
@@ -322,12 +323,12 @@ impl Oracle {
     /// Inlined (it runs on every flash and GC read, and with the oracle off it is one test);
     /// the rare mismatch is recorded out of line.
     #[inline]
-    pub fn check(&mut self, lpn: u32, got: u32, what: &str, now: u64) {
+    pub fn check(&mut self, l2p: &L2p, lpn: u32, got: u32, what: &str, now: u64) {
         if !self.enabled {
             return;
         }
         self.checked += 1;
-        let want = self.lpn_version[lpn as usize];
+        let want = l2p.version(lpn as usize);
         if got != want {
             self.violation(format_args!("t={now}ns {what} of LPN {lpn} returned version {got}, newest is {want}"));
         }

@@ -226,7 +226,7 @@ impl Simulation {
                 self.oracle.check_content(lpn, ppn, "shared-copy read", self.now.0);
             } else if !internal {
                 let got = if ppn == NONE { 0 } else { self.oracle.page(ppn) };
-                self.oracle.check(lpn, got, "flash read", self.now.0);
+                self.oracle.check(&self.ftl.l2p, lpn, got, "flash read", self.now.0);
             }
             if ppn == NONE {
                 self.c.unwritten_reads += 1;

@@ -85,7 +85,7 @@ impl Simulation {
 
     fn flush_insert(&mut self, slot: u32, lpns: &[u32]) {
         for &lpn in lpns {
-            let v = self.oracle.bump(lpn);
+            let v = self.oracle.bump(&mut self.ftl.l2p, lpn);
             self.note_version(slot, lpn, v);
             let rain = self.rain.as_ref().expect("GC-tolerant flush needs RAIN");
             let s = rain.stripe_of(lpn);

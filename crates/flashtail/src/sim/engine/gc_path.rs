@@ -114,8 +114,9 @@ impl Simulation {
                         self.oracle.prefetch_page(next.0);
                         self.oracle.prefetch_page(ahead.0);
                         // The next move's GC read is checked against its LPN's newest version
-                        // as soon as that move is issued: fetch that entry one move ahead.
-                        self.oracle.prefetch(self.ftl.p2l[next.idx()]);
+                        // (beside its map entry) as soon as that move is issued: fetch that
+                        // entry one move ahead.
+                        self.ftl.prefetch(self.ftl.p2l[next.idx()]);
                     }
                 }
                 if self.gc_holds.is_some() {
@@ -125,9 +126,9 @@ impl Simulation {
                 let v = self.oracle.page(src.0);
                 if self.flush.as_ref().is_some_and(|fb| fb.dirty.contains_key(&lpn)) {
                     // Newer data waits in the flush buffer: flash must hold an older version.
-                    self.oracle.check_older(lpn, v, "GC read (newer data buffered)", self.now.0);
+                    self.oracle.check_older(&self.ftl.l2p, lpn, v, "GC read (newer data buffered)", self.now.0);
                 } else {
-                    self.oracle.check(lpn, v, "GC read", self.now.0);
+                    self.oracle.check(&self.ftl.l2p, lpn, v, "GC read", self.now.0);
                 }
                 // The record is complete before it is stored (one wide store, not three).
                 let t = Txn { dst: dst.0, version: v, ..self.txn_record(kind, plane, lpn, src.0, NO_REQ) };

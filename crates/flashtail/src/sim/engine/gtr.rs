@@ -302,7 +302,7 @@ impl Simulation {
     fn join_rebuild(&mut self, rb: u32, slot: u32, lpn: u32) {
         let own = self.ftl.l2p[lpn as usize];
         let own_v = if own == NONE { 0 } else { self.oracle.page(own) };
-        self.oracle.check(lpn, own_v, "rebuilt read", self.now.0);
+        self.oracle.check(&self.ftl.l2p, lpn, own_v, "rebuilt read", self.now.0);
         self.rebuilds[rb as usize].more.push(slot);
         self.gtr.joined += 1;
         // Its wait from now on is that of the member reads still queued (charged when each

@@ -675,16 +675,16 @@ impl Simulation {
         Ok(())
     }
 
-    /// Stage one of prefetching for the request after next: start loading its map (and
-    /// oracle) entries, random accesses into arrays far larger than the caches. A request
-    /// has the events due before it, and then the next request's arrival, to fetch them.
+    /// Stage one of prefetching for the request after next: start loading its map entries
+    /// (with the oracle's versions beside them), random accesses into a table far larger
+    /// than the caches. A request has the events due before it, and then the next request's
+    /// arrival, to fetch them.
     fn prefetch_request(&self, r: &HostRequest) {
         let lp = self.ftl.logical_pages as u64;
         let first = wrap_page(self.page_index(r.offset), lp);
         let last = wrap_page(self.page_index(r.offset + r.size.max(1) - 1), lp);
         for l in [first, last] {
             self.ftl.prefetch(l);
-            self.oracle.prefetch(l);
         }
     }
 

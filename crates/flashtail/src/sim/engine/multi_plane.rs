@@ -208,7 +208,7 @@ impl Simulation {
         let r = self.units[u as usize].reads.remove(pos).expect("position found");
         let (lpn, ppn) = (self.txns[r as usize].lpn, self.txns[r as usize].ppn);
         let got = self.oracle.page(ppn);
-        self.oracle.check(lpn, got, "flash read", self.now.0);
+        self.oracle.check(&self.ftl.l2p, lpn, got, "flash read", self.now.0);
         Some(r)
     }
 

@@ -234,7 +234,7 @@ impl Simulation {
         // 1. The promise, checked as an audit checks it; from now on the recovered versions
         // are what the host counts on.
         let mut d = self.durable.take().expect("power cuts keep the acknowledged versions");
-        let (losses, unacked) = d.check(&found.version[..logical], |l| self.oracle.newest(l));
+        let (losses, unacked) = d.check(&found.version[..logical], |l| self.oracle.newest(&self.ftl.l2p, l));
         self.report_losses(&losses);
         d.restart(&found.version[..logical]);
         self.durable = Some(d);
@@ -302,7 +302,7 @@ impl Simulation {
         self.sabotage_recovery();
         // The maps, the block table and the content tables (`Content::check`) agree.
         self.ftl.check_invariants().map_err(|e| SimError::Invariant(format!("after the power cut at t={} ns: {e}", at.0)))?;
-        self.oracle.recover(&found.version, &found.page);
+        self.oracle.recover(&mut self.ftl.l2p, &found.version, &found.page);
         self.restart_stripes(&found.version, &stale);
         #[cfg(test)]
         let stale = self.sabotage_parity_repair(stale);

@@ -45,7 +45,7 @@ impl Simulation {
         if cuts {
             self.power_cut_setup()?;
         }
-        let newest = (0..self.ftl.logical_pages).map(|l| self.oracle.newest(l)).collect();
+        let newest = (0..self.ftl.logical_pages).map(|l| self.oracle.newest(&self.ftl.l2p, l)).collect();
         self.durable = Some(Box::new(Durability::new(newest)));
         Ok(())
     }
@@ -69,7 +69,7 @@ impl Simulation {
         let found = self.survivors(false);
         let logical = self.ftl.logical_pages as usize;
         d.shared_recovered += found.shared;
-        let losses = d.audit(&found.version[..logical], |l| self.oracle.newest(l));
+        let losses = d.audit(&found.version[..logical], |l| self.oracle.newest(&self.ftl.l2p, l));
         self.report_losses(&losses);
         self.durable = Some(d);
     }
@@ -148,7 +148,7 @@ impl Simulation {
                 if survives {
                     shared += 1;
                     let r = &mut version[lpn as usize];
-                    *r = (*r).max(self.oracle.newest(lpn));
+                    *r = (*r).max(self.oracle.newest(&self.ftl.l2p, lpn));
                 }
             }
         }

@@ -106,7 +106,7 @@ impl Simulation {
     /// access. The oracle checks that no write was accepted for it (version 0).
     fn unwritten_read(&mut self, slot: u32, lpn: u32) {
         self.c.unwritten_reads += 1;
-        self.oracle.check(lpn, 0, "unwritten read", self.now.0);
+        self.oracle.check(&self.ftl.l2p, lpn, 0, "unwritten read", self.now.0);
         self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), super::EV_PAGE_DONE, slot);
     }
 
@@ -120,7 +120,7 @@ impl Simulation {
     /// goes through here: counted, checked by the oracle, done after one DRAM access.
     pub(super) fn serve_from_ram(&mut self, slot: u32, lpn: u32, version: u32, what: &str) {
         self.c.buffer_hits += 1;
-        self.oracle.check(lpn, version, what, self.now.0);
+        self.oracle.check(&self.ftl.l2p, lpn, version, what, self.now.0);
         if slot != NO_REQ {
             self.schedule(self.now + Nanos(self.dev.timing.dram_hit_ns), super::EV_PAGE_DONE, slot);
         }
@@ -176,14 +176,14 @@ impl Simulation {
             // on flash (then XOR of the members' flash pages gives this page's flash data) and
             // this page's flash data is its newest version. Member reads are internal: a
             // member may be newer in the flush buffer, which does not matter to the XOR.
-            let pv = self.oracle.newest(pid);
+            let pv = self.oracle.newest(&self.ftl.l2p, pid);
             self.oracle.check_eq(pv, self.stripe_epoch[s as usize], pid, "parity epoch", self.now.0);
             let own = self.ftl.l2p[id as usize];
             let own_v = if own == NONE { 0 } else { self.oracle.page(own) };
             if why == RebuildFor::Reprotect {
                 self.check_flash_version(id, own_v, "re-protection rebuild");
             } else {
-                self.oracle.check(id, own_v, "rebuilt read", self.now.0);
+                self.oracle.check(&self.ftl.l2p, id, own_v, "rebuilt read", self.now.0);
             }
             self.check_stripe_parity(s, id);
             rain.other_members(id).collect()

@@ -67,9 +67,9 @@ impl Simulation {
     /// when newer data waits dirty in ttFlash's stripe buffer (as a GC read: `gc_path`).
     pub(super) fn check_flash_version(&mut self, id: u32, v: u32, what: &str) {
         if self.buffered_version(id).is_some() {
-            self.oracle.check_older(id, v, what, self.now.0);
+            self.oracle.check_older(&self.ftl.l2p, id, v, what, self.now.0);
         } else {
-            self.oracle.check(id, v, what, self.now.0);
+            self.oracle.check(&self.ftl.l2p, id, v, what, self.now.0);
         }
     }
 

@@ -79,13 +79,13 @@ impl StartState {
             Some(r) => (r.data_pages, r.data_pages + r.stripes),
             None => (dev.host_pages(), dev.host_pages()),
         };
-        let mut ftl = Ftl::new(geo, data_pages, slots);
-        let mut oracle = Oracle::new(key.oracle, slots, geo.total_pages());
+        let mut ftl = Ftl::with_versions(geo, data_pages, slots, key.oracle);
+        let mut oracle = Oracle::new(key.oracle, &ftl.l2p, geo.total_pages());
         let place = |id: u32| match rain {
             Some(r) => r.plane_of(id),
             None => geo.static_plane(Lpn(id)),
         };
-        let mut precond = precondition(&mut ftl, dev, key.seed, &place, rain, key.footprint.as_deref(), |l, p| oracle.preload(l.0, p))?;
+        let mut precond = precondition(&mut ftl, dev, key.seed, &place, rain, key.footprint.as_deref(), |_, p| oracle.preload(p))?;
         let settled = settle(dev, &mut ftl, &mut oracle, &mut precond);
         let secs = t0.elapsed().as_secs_f64();
         Ok(StartState { key, ftl, oracle, precond, secs, settled })

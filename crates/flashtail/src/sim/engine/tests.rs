@@ -245,7 +245,7 @@ fn an_acknowledged_write_is_read_back_after_a_power_cut() {
     assert_eq!(sim.c.requests_completed, 1, "the write completed (acknowledged)");
     sim.power_cut(Nanos(10_000_000)).expect("recovery");
     let p = sim.ftl.lookup(crate::units::Lpn(5)).expect("LPN 5 recovered");
-    assert_eq!((sim.oracle.newest(5), sim.oracle.page(p.0)), (1, 1));
+    assert_eq!((sim.oracle.newest(&sim.ftl.l2p, 5), sim.oracle.page(p.0)), (1, 1));
     let pc = sim.cuts.as_ref().expect("cuts on");
     assert_eq!((pc.cuts, pc.unacked_lost, pc.reissued), (1, 0, 0));
     // The device is back after the scan of the one programmed page (tR = 50 µs).
@@ -271,7 +271,7 @@ fn an_unacknowledged_write_is_lost_and_a_read_returns_the_older_version() {
     // is on the channel: its program has not even started).
     arrive(&mut sim, page_req(10_000_000, 5, Op::Read));
     arrive(&mut sim, page_req(10_000_001, 5, Op::Write));
-    assert_eq!(sim.oracle.newest(5), 2, "the second write was given version 2");
+    assert_eq!(sim.oracle.newest(&sim.ftl.l2p, 5), 2, "the second write was given version 2");
     events_until(&mut sim, 10_000_002);
     assert_eq!(sim.reqs.live, 2);
     let checked = sim.oracle.checked;
@@ -286,7 +286,7 @@ fn an_unacknowledged_write_is_lost_and_a_read_returns_the_older_version() {
     let read = &sim.txns[sim.units[u].running as usize];
     assert_eq!((read.kind, read.lpn), (crate::scheduler::TxnKind::Read, 5));
     assert_eq!(sim.oracle.page(read.ppn), 1);
-    assert_eq!(sim.oracle.newest(5), 2);
+    assert_eq!(sim.oracle.newest(&sim.ftl.l2p, 5), 2);
     events_until(&mut sim, 30_000_000);
     assert_eq!((sim.c.requests_submitted, sim.c.requests_completed), (3, 3), "each request completed once");
     assert_eq!(sim.oracle.violations, 0, "{:?}", sim.oracle.first_violations);
@@ -344,7 +344,7 @@ fn a_cut_during_an_unguarded_erase_loses_an_acknowledged_write() {
             sim.step_event();
         }
         assert_eq!(sim.gc[plane.idx()].victim, Some(sim.ftl.geo.block_of(old)));
-        assert_eq!(sim.oracle.newest(5), 2, "the second write is accepted, not programmed");
+        assert_eq!(sim.oracle.newest(&sim.ftl.l2p, 5), 2, "the second write is accepted, not programmed");
         let at = sim.now;
         sim.power_cut(at).expect("recovery");
         sim
@@ -354,7 +354,7 @@ fn a_cut_during_an_unguarded_erase_loses_an_acknowledged_write() {
     assert!(sim.oracle.first_violations[0].contains("power loss: LPN 5: recovery finds version 0, but the host was told version 1 is durable"), "{:?}", sim.oracle.first_violations);
     let sim = run(true);
     assert_eq!(sim.oracle.violations, 0, "{:?}", sim.oracle.first_violations);
-    assert_eq!((sim.oracle.newest(5), sim.cuts.as_ref().map(|pc| pc.unacked_lost)), (2, Some(1)), "version 2 lost, then sent again");
+    assert_eq!((sim.oracle.newest(&sim.ftl.l2p, 5), sim.cuts.as_ref().map(|pc| pc.unacked_lost)), (2, Some(1)), "version 2 lost, then sent again");
 }
 
 /// The parity repair is what keeps rebuilt reads right after a cut: ttflash-gtr on three

@@ -142,17 +142,17 @@ impl Simulation {
                 let s = (id - r.data_pages) as usize;
                 self.parity_epoch[s] = self.stripe_epoch[s];
                 self.parity_covers(s as u32, ppn.0);
-                self.oracle.write_version(id, ppn.0, self.stripe_epoch[s])
+                self.oracle.write_version(&mut self.ftl.l2p, id, ppn.0, self.stripe_epoch[s])
             }
             Some(r) => {
                 let s = r.stripe_of(id) as usize;
                 self.stripe_epoch[s] += 1;
                 match version {
                     Some(v) => self.oracle.place(ppn.0, v),
-                    None => self.oracle.write(id, ppn.0),
+                    None => self.oracle.write(&mut self.ftl.l2p, id, ppn.0),
                 }
             }
-            None => self.oracle.write(id, ppn.0),
+            None => self.oracle.write(&mut self.ftl.l2p, id, ppn.0),
         };
         if version.is_none() && !parity {
             self.note_version(slot, id, v);

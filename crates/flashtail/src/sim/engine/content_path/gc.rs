@@ -243,7 +243,7 @@ impl Simulation {
         let ct = self.ftl.content.as_ref().expect("content");
         let still = self.ftl.is_valid(Ppn(p)) && self.ftl.p2l[p as usize] == lpn;
         if still && ct.other_copy(p, b, |_| true).is_some() {
-            self.oracle.check(lpn, self.oracle.page(p), "GC fingerprint read", self.now.0);
+            self.oracle.check(&self.ftl.l2p, lpn, self.oracle.page(p), "GC fingerprint read", self.now.0);
             self.ftl.share(Lpn(lpn), c);
             self.cw().add(Ctr::CagcPagesDeduplicated, 1);
         } else if still {
@@ -269,7 +269,7 @@ impl Simulation {
         // The reference taken when the write was issued (`hold`).
         self.ct().release(c);
         if self.ftl.l2p[lpn as usize] == VIRT | c {
-            self.oracle.place_copy(lpn, src, dst, self.now.0);
+            self.oracle.place_copy(&self.ftl.l2p, lpn, src, dst, self.now.0);
             self.ftl.map(Lpn(lpn), Ppn(dst));
             self.ftl.p2l[dst as usize] = lpn;
             self.ct().learn(dst);

@@ -351,7 +351,7 @@ impl Simulation {
         self.ftl.map(Lpn(lpn), Ppn(p));
         self.ftl.p2l[p as usize] = lpn;
         self.oracle.check_page_content(lpn, p, c, "DAGC revalidation", self.now.0);
-        self.oracle.write(lpn, p);
+        self.oracle.write(&mut self.ftl.l2p, lpn, p);
         self.oracle.write_content(lpn, p, c);
         self.ct().overwritten(old);
         self.cw().add(Ctr::DagcRevalidatedWrites, 1);
