@@ -28,8 +28,6 @@ use crate::ftl::l2p::L2p;
 
 pub struct Oracle {
     pub enabled: bool,
-    /// Logical ids (the map's entries; their versions are in the map).
-    logical: usize,
     page_version: crate::ftl::tables::Table<u32>,
     pub checked: u64,
     pub violations: u64,
@@ -57,10 +55,9 @@ impl Oracle {
     /// An oracle for the device whose map is `l2p` (with versions when `enabled`).
     pub fn new(enabled: bool, l2p: &L2p, physical_pages: u32) -> Oracle {
         assert_eq!(enabled, l2p.has_versions(), "the oracle keeps its versions in the map exactly when it is on");
-        let (l, p) = if enabled { (l2p.len(), physical_pages as usize) } else { (0, 0) };
+        let p = if enabled { physical_pages as usize } else { 0 };
         Oracle {
             enabled,
-            logical: l,
             page_version: crate::ftl::tables::filled(p, 0),
             checked: 0,
             violations: 0,
@@ -76,7 +73,6 @@ impl Oracle {
     pub(crate) fn duplicate(&self) -> Oracle {
         Oracle {
             enabled: self.enabled,
-            logical: self.logical,
             page_version: crate::ftl::tables::copied(&self.page_version),
             checked: self.checked,
             violations: self.violations,
@@ -112,10 +108,11 @@ impl Oracle {
         }
     }
 
-    /// Track content too (module doc); a no-op when disabled.
-    pub fn track_content(&mut self) {
+    /// Track content too (module doc), for the logical ids of the map `l2p`; a no-op when
+    /// disabled.
+    pub fn track_content(&mut self, l2p: &L2p) {
         if self.enabled {
-            self.lpn_content = vec![0; self.logical];
+            self.lpn_content = vec![0; l2p.len()];
             self.page_content = vec![0; self.page_version.len()];
         }
     }

@@ -180,7 +180,7 @@ impl Simulation {
             content.cache = Some(crate::ftl::content::Cache::new(cap, geo.total_blocks(), geo.pages_per_block));
         }
         self.ftl.content = Some(Box::new(content));
-        self.oracle.track_content();
+        self.oracle.track_content(&self.ftl.l2p);
         // A fingerprinted fill is known to SplitGC's scrub table and CAGC's index alike.
         self.fill_content(cs.params.fill_dups, cs.kind != ContentKind::Dagc && cs.params.fill_scrubbed);
         if cs.kind == ContentKind::Cagc {
