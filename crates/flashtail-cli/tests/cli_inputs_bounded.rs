@@ -161,6 +161,11 @@ fn implausible_sizes_and_spans_warn() {
     write(&big, t);
     let (_, err) = succeeds_both(&["trace", "stats", s(&big)]);
     assert!(err.contains("half of 50 requests are 32 MiB or larger"), "{err}");
+    assert!(err.contains("than the msr format assumes"), "{err}");
+    // `run` checks the input in the pass that notes its footprint: the same warning, with
+    // the format named (that pass once lost the reader's notes and said "the this format").
+    let (_, err) = succeeds_both(&["run", "--device", "tiny", "--trace", s(&big)]);
+    assert!(err.contains("half of 50 requests are") && err.contains("than the msr format assumes"), "{err}");
     let slow = d.join("slow.csv");
     let t: String = (0..3000u64).map(|i| msr_line(128166385295514663 + i * 1_000_000_000, "Write", i * 4096, 4096)).collect();
     write(&slow, t);

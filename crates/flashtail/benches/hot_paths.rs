@@ -25,7 +25,7 @@ fn bench_ref() -> DeviceConfig {
 fn preconditioned(dev: &DeviceConfig) -> Ftl {
     let geo = dev.geometry.clone();
     let mut ftl = Ftl::new(&geo, dev.logical_pages(), dev.logical_pages());
-    precondition(&mut ftl, dev, 1, &|l| geo.static_plane(Lpn(l)), None, None, |_| {}).expect("preconditioning");
+    precondition(&mut ftl, dev, 1, &|l| geo.static_plane(Lpn(l)), None, None).expect("preconditioning");
     ftl
 }
 
@@ -155,7 +155,7 @@ fn preconditioning(c: &mut Criterion) {
         b.iter_batched(
             || Ftl::new(&geo, dev.logical_pages(), dev.logical_pages()),
             |mut ftl| {
-                precondition(&mut ftl, &dev, 1, &|l| geo.static_plane(Lpn(l)), None, None, |_| {}).expect("preconditioning");
+                precondition(&mut ftl, &dev, 1, &|l| geo.static_plane(Lpn(l)), None, None).expect("preconditioning");
                 ftl
             },
             BatchSize::LargeInput,

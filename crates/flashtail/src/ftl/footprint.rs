@@ -164,6 +164,13 @@ impl RequestSource for Noting<'_> {
     fn describe(&self) -> String {
         self.src.describe()
     }
+    // The plausibility checks read the format from the summary notes.
+    fn summary(&self) -> Vec<(String, String)> {
+        self.src.summary()
+    }
+    fn empty_reason(&self) -> Option<String> {
+        self.src.empty_reason()
+    }
 }
 
 #[cfg(test)]

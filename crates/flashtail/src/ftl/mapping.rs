@@ -91,6 +91,16 @@ impl Ftl {
         self.valid_bits[w]
     }
 
+    /// The valid-page bitmap: bit `p % 64` of word `p / 64` is physical page `p`'s.
+    pub fn valid_bits(&self) -> &[u64] {
+        &self.valid_bits
+    }
+
+    /// How many physical pages hold valid data.
+    pub fn valid_pages(&self) -> u64 {
+        self.valid_bits.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
     #[inline]
     pub fn is_valid(&self, ppn: Ppn) -> bool {
         let i = ppn.idx();
@@ -233,7 +243,7 @@ impl Ftl {
         let (mapped, mapped_bits) = self.check_l2p()?;
         // Every mapped page has its bit and no other bit is set: the bitmap is exactly the
         // valid set (mapped pages are distinct, as p2l is consistent with l2p above).
-        let bits: u64 = self.valid_bits.iter().map(|w| u64::from(w.count_ones())).sum();
+        let bits = self.valid_pages();
         let bitmap_exact = mapped_bits == mapped && bits == mapped;
         // Then each block's valid count is the number of its bits: counted from the bitmap, a
         // pass over words instead of a lookup per mapped page. (With an inexact bitmap they
@@ -282,7 +292,7 @@ impl Ftl {
     fn check_l2p(&self) -> Result<(u64, u64), String> {
         use rayon::prelude::*;
         // Lookups are fetched `AHEAD` entries early.
-        const AHEAD: usize = 16;
+        const AHEAD: usize = 48;
         const CHUNK: usize = 1 << 16;
         // Entry `l` at `l * step` (with the oracle's versions between the entries).
         let (raw, step) = self.l2p.raw();

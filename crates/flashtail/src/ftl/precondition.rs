@@ -80,9 +80,10 @@ struct BlockPlan {
 /// Words of the logical-page bitset per parallel chunk of pass 1 (2^20 logical pages).
 const CHUNK_WORDS: usize = 1 << 14;
 
-/// Apply the configured preconditioning. `on_valid(ppn)` lets the caller record the oracle's
-/// version of every physical page made valid (a map that carries the oracle's versions gives
-/// each mapped logical page its first version itself: `L2p::preload`).
+/// Apply the configured preconditioning. The pages it makes valid are the valid bitmap's
+/// (`Ftl::valid_bits`: the oracle takes their versions from it, `Oracle::preload_valid`); a
+/// map that carries the oracle's versions gives each mapped logical page its first version
+/// itself (`L2p::preload`).
 /// `place` gives the plane of a logical id; with `rain`, every stripe holding data also gets
 /// its (current) parity page. Without `rain`, ids are striped statically and `place` must be
 /// `Geometry::static_plane`: that repeats every `planes()` ids, so it is read from a table
@@ -94,7 +95,6 @@ pub fn precondition(
     place: &(dyn Fn(u32) -> PlaneId + Sync),
     rain: Option<&Rain>,
     footprint: Option<&Footprint>,
-    mut on_valid: impl FnMut(u32),
 ) -> Result<PreconditionSummary, String> {
     let geo = ftl.geo.clone();
     let p = geo.pages_per_block;
@@ -255,7 +255,6 @@ pub fn precondition(
             debug_assert_eq!(l2p[l], NONE, "preconditioning maps each logical page once");
             l2p.preload(l, ppn);
             p2l[ppn as usize] = l as u32;
-            on_valid(ppn);
         }
     }
     // Seal the used blocks (fully programmed) and take them out of the free pools.
@@ -506,10 +505,10 @@ mod tests {
         let mut dev = dev;
         dev.precondition = Precondition::Steady { fill: 0.8, free_blocks_margin: 1 };
         let mut ftl = Ftl::new(&dev.geometry, dev.logical_pages(), dev.logical_pages());
-        let mut count = 0;
         let geo = dev.geometry.clone();
-        let s = precondition(&mut ftl, &dev, 1, &|l| geo.static_plane(Lpn(l)), None, None, |_| count += 1).unwrap();
+        let s = precondition(&mut ftl, &dev, 1, &|l| geo.static_plane(Lpn(l)), None, None).unwrap();
         ftl.check_invariants().unwrap();
+        let count = ftl.valid_pages();
         assert_eq!(s.mapped_pages, count);
         let expect = 0.8 * dev.logical_pages() as f64;
         assert!((count as f64 - expect).abs() < 0.1 * expect, "{count} vs {expect}");
@@ -536,9 +535,9 @@ mod tests {
         let geo = dev.geometry.clone();
         let mut ftl = Ftl::new(&geo, dev.logical_pages(), dev.logical_pages());
         assert!(dev.logical_pages() as usize > CHUNK_WORDS * 64);
-        let mut seen = 0u64;
-        let s = precondition(&mut ftl, &dev, 1, &|l| geo.static_plane(Lpn(l)), None, None, |_| seen += 1).unwrap();
+        let s = precondition(&mut ftl, &dev, 1, &|l| geo.static_plane(Lpn(l)), None, None).unwrap();
         ftl.check_invariants().unwrap();
+        let seen = ftl.valid_pages();
         assert_eq!((s.mapped_pages, seen, s.invalid_pages), (BENCH_REF.0, BENCH_REF.0, BENCH_REF.1));
         assert_eq!(map_digest(&ftl), BENCH_REF.2);
 
@@ -550,7 +549,7 @@ mod tests {
         let geo = dev.geometry.clone();
         let rain = Rain::new(&geo, Rain::data_capacity(dev.logical_pages(), geo.channels)).unwrap();
         let mut ftl = Ftl::new(&geo, rain.data_pages, rain.data_pages + rain.stripes);
-        let s = precondition(&mut ftl, &dev, 2, &|id| rain.plane_of(id), Some(&rain), None, |_| {}).unwrap();
+        let s = precondition(&mut ftl, &dev, 2, &|id| rain.plane_of(id), Some(&rain), None).unwrap();
         ftl.check_invariants().unwrap();
         assert_eq!((s.mapped_pages, s.invalid_pages), (RAIN_AGED.0, RAIN_AGED.1));
         assert_eq!(map_digest(&ftl), RAIN_AGED.2);
@@ -565,7 +564,7 @@ mod tests {
         let geo = dev.geometry.clone();
         assert_eq!((geo.planes(), geo.blocks_per_plane * geo.pages_per_block % 64), (6, 30));
         let mut ftl = Ftl::new(&geo, dev.logical_pages(), dev.logical_pages());
-        let s = precondition(&mut ftl, &dev, 5, &|l| geo.static_plane(Lpn(l)), None, None, |_| {}).unwrap();
+        let s = precondition(&mut ftl, &dev, 5, &|l| geo.static_plane(Lpn(l)), None, None).unwrap();
         ftl.check_invariants().unwrap();
         assert_eq!((s.mapped_pages, s.invalid_pages), (UNALIGNED.0, UNALIGNED.1));
         assert_eq!(map_digest(&ftl), UNALIGNED.2);
@@ -603,7 +602,7 @@ mod tests {
         dev.precondition = Precondition::Aged { ratio: 0.5, settle: true };
         let mut ftl = Ftl::new(&dev.geometry, dev.logical_pages(), dev.logical_pages());
         let geo = dev.geometry.clone();
-        let s = precondition(&mut ftl, &dev, 3, &|l| geo.static_plane(Lpn(l)), None, None, |_| {}).unwrap();
+        let s = precondition(&mut ftl, &dev, 3, &|l| geo.static_plane(Lpn(l)), None, None).unwrap();
         ftl.check_invariants().unwrap();
         let total = dev.geometry.total_pages_u64();
         // r/2 invalid (up to rounding per plane), r/2 valid (Bernoulli), 1 - r free.

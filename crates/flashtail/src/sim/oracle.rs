@@ -258,12 +258,19 @@ impl Oracle {
         }
     }
 
-    /// Page `ppn` holds preconditioned data (version 1; the map's `L2p::preload` gives the
-    /// logical page its version).
-    #[inline]
-    pub fn preload(&mut self, ppn: u32) {
-        if self.enabled {
-            self.page_version[ppn as usize] = 1;
+    /// Preconditioning made the pages whose bits are set in `valid` (one bit per physical
+    /// page) hold data: version 1 (the map's `L2p::preload` gives their logical pages that
+    /// version), every other page none. One pass in page order: written page by page as
+    /// preconditioning mapped them, one stream per plane, the stores waited on their cache
+    /// lines.
+    pub fn preload_valid(&mut self, valid: &[u64]) {
+        if !self.enabled {
+            return;
+        }
+        for (chunk, &word) in self.page_version.chunks_mut(64).zip(valid) {
+            for (j, v) in chunk.iter_mut().enumerate() {
+                *v = (word >> j) as u32 & 1;
+            }
         }
     }
 

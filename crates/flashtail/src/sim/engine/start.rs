@@ -85,7 +85,8 @@ impl StartState {
             Some(r) => r.plane_of(id),
             None => geo.static_plane(Lpn(id)),
         };
-        let mut precond = precondition(&mut ftl, dev, key.seed, &place, rain, key.footprint.as_deref(), |p| oracle.preload(p))?;
+        let mut precond = precondition(&mut ftl, dev, key.seed, &place, rain, key.footprint.as_deref())?;
+        oracle.preload_valid(ftl.valid_bits());
         let settled = settle(dev, &mut ftl, &mut oracle, &mut precond);
         let secs = t0.elapsed().as_secs_f64();
         Ok(StartState { key, ftl, oracle, precond, secs, settled })
