@@ -493,8 +493,8 @@ impl Content {
                 }
             }
         }
-        let bits: usize = self.listed.iter().map(|w| w.count_ones() as usize).sum();
-        if bits != n {
+        let bits = super::mapping::ones(&self.listed);
+        if bits != n as u64 {
             return Err(format!("{n} pages listed, {bits} listed bits"));
         }
         // Every page holding a content holds a reference to it; a freed id is held by none.

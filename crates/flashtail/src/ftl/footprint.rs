@@ -121,7 +121,7 @@ impl Footprint {
 
     /// How many pages `fill` writes first.
     pub fn count(&self, fill: FootprintFill) -> u64 {
-        let ones = |v: &[u64]| v.iter().map(|w| u64::from(w.count_ones())).sum();
+        use super::mapping::ones;
         match fill {
             FootprintFill::Touched => ones(&self.touched),
             FootprintFill::Reads => ones(&self.read_first),

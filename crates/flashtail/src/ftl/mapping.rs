@@ -98,7 +98,7 @@ impl Ftl {
 
     /// How many physical pages hold valid data.
     pub fn valid_pages(&self) -> u64 {
-        self.valid_bits.iter().map(|w| u64::from(w.count_ones())).sum()
+        ones(&self.valid_bits)
     }
 
     #[inline]
@@ -379,6 +379,11 @@ impl Ftl {
 /// Set bits of `bits` in positions `start .. start + len`.
 fn count_bits(bits: &[u64], start: usize, len: usize) -> u32 {
     count_bits_in(start, len, |w| bits[w])
+}
+
+/// Set bits in a whole bitset.
+pub(crate) fn ones(bits: &[u64]) -> u64 {
+    bits.iter().map(|w| u64::from(w.count_ones())).sum()
 }
 
 /// Set bits in positions `start .. start + len` of a bitset whose 64-bit word `w` is
