@@ -25,54 +25,50 @@ impl LineParser for Ascii {
     }
 
     fn plain(&self) -> Option<PlainFive> {
-        Some(PlainFive { unit_ns: self.unit_ns, columns: &COLUMNS })
+        PlainFive::new(self.unit_ns, &COLUMNS)
     }
 }
 
 /// The fast path of a five-column format ([`LineParser::plain`]): its time unit and columns.
 #[derive(Clone, Copy)]
 pub struct PlainFive {
-    pub(super) unit_ns: f64,
-    pub(super) columns: &'static FiveColumns,
+    /// Nanoseconds per unit of the time column, a whole number in 1..=1e12.
+    unit: u64,
+    columns: &'static FiveColumns,
 }
 
 impl PlainFive {
-    /// The record of the plain line `buf[start..end]`, read in place
-    /// (`plain::plain_fields_at`), or `None` (see [`plain_five`]).
-    #[inline]
-    pub fn parse(&self, buf: &[u8], start: usize, end: usize) -> Option<RawRecord> {
-        plain_five(buf, start, end, self.unit_ns, self.columns)
+    /// The fast path of a format with `unit_ns` per time unit, or `None` when that is not
+    /// a whole number of ns in 1..=1e12: every line then goes to the general parser, which
+    /// reads fractional units (checked once here, not on every line).
+    pub(super) fn new(unit_ns: f64, columns: &'static FiveColumns) -> Option<PlainFive> {
+        // A cast and back, not `fract` (a library call); NaN casts to 0.
+        let unit = unit_ns as i64;
+        (unit as f64 == unit_ns && (1..=1_000_000_000_000).contains(&unit)).then_some(PlainFive { unit: unit as u64, columns })
     }
-}
 
-/// The five columns of a plain line (digits, spaces and tabs only), or `None` whenever
-/// [`parse_five`] could do anything but accept it the same way: another byte, not five
-/// fields, a field of more than 19 digits, a time unit that is not a whole number of ns, a
-/// product beyond 64 bits, an op code other than 0 or 1 (or a line longer than
-/// `plain::MAX_PLAIN` bytes).
-#[inline(always)]
-pub(super) fn plain_five(buf: &[u8], start: usize, end: usize, unit_ns: f64, c: &FiveColumns) -> Option<RawRecord> {
-    // A whole number of ns in 1..=1e12 (a cast and back, not `fract`: a library call; NaN
-    // casts to 0).
-    let unit = unit_ns as i64;
-    if unit as f64 != unit_ns || !(1..=1_000_000_000_000).contains(&unit) {
-        return None;
+    /// The record of the plain line `buf[start..end]`, read in place
+    /// (`plain::plain_fields_at`), or `None` whenever [`parse_five`] could do anything but
+    /// accept it the same way: another byte, not five fields, a field of more than 19
+    /// digits, a product beyond 64 bits, an op code other than 0 or 1 (or a line longer
+    /// than `plain::MAX_PLAIN` bytes).
+    #[inline(always)]
+    pub fn parse(&self, buf: &[u8], start: usize, end: usize) -> Option<RawRecord> {
+        let [time, dev, addr, size, op] = super::plain::plain_fields_at::<5>(buf, start, end)?;
+        let op = match op {
+            1 => crate::host::Op::Read,
+            0 => crate::host::Op::Write,
+            _ => return None,
+        };
+        Some(RawRecord {
+            ts_ns: i128::from(time.checked_mul(self.unit)?),
+            volume: dev,
+            offset: addr.checked_mul(512)?,
+            size: size.checked_mul(self.columns.size_unit)?,
+            op,
+            fingerprint: None,
+        })
     }
-    let unit = unit as u64;
-    let [time, dev, addr, size, op] = super::plain::plain_fields_at::<5>(buf, start, end)?;
-    let op = match op {
-        1 => crate::host::Op::Read,
-        0 => crate::host::Op::Write,
-        _ => return None,
-    };
-    Some(RawRecord {
-        ts_ns: i128::from(time.checked_mul(unit)?),
-        volume: dev,
-        offset: addr.checked_mul(512)?,
-        size: size.checked_mul(c.size_unit)?,
-        op,
-        fingerprint: None,
-    })
 }
 
 /// The five-column `time dev address size op` layout shared by the SSDsim/DiskSim/MQSim

@@ -22,7 +22,7 @@ impl LineParser for Flashsim {
     }
 
     fn plain(&self) -> Option<PlainFive> {
-        Some(PlainFive { unit_ns: self.unit_ns, columns: &COLUMNS })
+        PlainFive::new(self.unit_ns, &COLUMNS)
     }
 }
 

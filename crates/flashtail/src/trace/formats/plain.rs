@@ -1,6 +1,6 @@
 //! The fields of a plain trace line (decimal digits, spaces and tabs only): the line's bytes
 //! classified 16 at a time (SSE2 on x86_64), each field's digits converted eight at a time.
-//! The fast path of the five-column ASCII layouts (`ascii::plain_five`).
+//! The fast path of the five-column ASCII layouts (`ascii::PlainFive`).
 //!
 //! A line is plain when every byte is a digit, a space or a tab, it holds exactly `N` runs
 //! of digits and none is longer than [`MAX_DIGITS`] (a 20-digit value could pass 64 bits).
