@@ -45,10 +45,12 @@ impl Simulation {
         }
         self.dispatch(u);
         if self.content.is_some() {
+            std::hint::cold_path();
             self.content_channel_check(u);
         }
         // A plane yielding to user I/O may start once its channel has drained (gc_sched.rs).
         if self.gc_waiters() {
+            std::hint::cold_path();
             self.wake_gc_waiters();
         }
     }
@@ -57,6 +59,7 @@ impl Simulation {
     #[inline(always)]
     fn finish(&mut self, u: u32, t: u32) {
         if self.failures.is_some() && self.plane_dead(self.txns[t as usize].plane) {
+            std::hint::cold_path();
             // Its plane failed while it ran (`die_failure`).
             self.fail_txn(t);
             self.free_txns.push(t);
@@ -104,6 +107,7 @@ impl Simulation {
                 }
                 if sealed {
                     // A new GC candidate: a plane that found no victim may now find one.
+                    std::hint::cold_path();
                     self.free_changed(txn.plane);
                 }
                 if txn.dst != NONE {
@@ -126,12 +130,14 @@ impl Simulation {
                         self.c.copybacks += 1;
                     }
                 } else {
+                    std::hint::cold_path();
                     // The host overwrote the page during the move: the copy is invalid, but
                     // its spare area still names its logical page (what a power-loss
                     // recovery reads).
                     self.ftl.p2l[txn.dst as usize] = self.ftl.p2l[txn.ppn as usize];
                 }
                 if self.content.is_some() {
+                    std::hint::cold_path();
                     self.content_moved(txn.ppn, txn.dst, moved);
                 }
                 self.gc_op_done(txn.plane, sealed);
@@ -149,6 +155,7 @@ impl Simulation {
             TxnKind::Erase => self.erase_done(txn.plane, BlockId(txn.ppn)),
         }
         if self.failures.is_some() {
+            std::hint::cold_path();
             // Reads waiting for parity, and re-protection, may go on (`die_failure`).
             self.die_finished(reprotected);
         }

@@ -78,9 +78,11 @@ impl Simulation {
             unit.writes.push_back(t);
         }
         if is_read && self.dev.timing.suspend.enabled {
+            std::hint::cold_path();
             self.maybe_suspend(u);
         }
         if self.content.is_some() {
+            std::hint::cold_path();
             // A background transaction holding the unit takes the request's channel class.
             self.lend_channel_class(u, if is_read { CLASS_READ } else { CLASS_WRITE });
         }
@@ -153,9 +155,11 @@ impl Simulation {
             }
         }
         if self.content.is_some() {
+            std::hint::cold_path();
             return self.content_background(u);
         }
         if self.failures.is_some() {
+            std::hint::cold_path();
             return self.reprotect_next(u);
         }
         None
@@ -169,6 +173,7 @@ impl Simulation {
     fn begin(&mut self, u: u32, t: u32) {
         let (kind, req) = (self.txns[t as usize].kind, self.txns[t as usize].req);
         if self.failures.is_some() && self.plane_dead(self.txns[t as usize].plane) {
+            std::hint::cold_path();
             // Its plane failed (`die_failure`): it fails at once.
             self.add_wait_from_snap(u, t);
             self.fail_txn(t);
@@ -183,6 +188,7 @@ impl Simulation {
             // A newer write may have entered the flush buffer since this read was queued.
             if !internal {
                 if let Some(v) = self.buffered_version(lpn) {
+                    std::hint::cold_path();
                     self.free_txns.push(t);
                     self.add_wait_from_snap(u, t);
                     self.serve_from_ram(req, lpn, v, "flush-buffer read");
@@ -202,6 +208,8 @@ impl Simulation {
                 cur = self.serving_copy(cur);
             }
             if cur != self.txns[t as usize].ppn && cur != NONE {
+                // GC moved the page, or a newer write replaced it, while the read queued.
+                std::hint::cold_path();
                 if !self.ftl.blocks.is_programmed(&self.ftl.geo, Ppn(cur)) {
                     self.free_txns.push(t);
                     self.add_wait_from_snap(u, t);
@@ -229,6 +237,7 @@ impl Simulation {
                 self.oracle.check(&self.ftl.l2p, lpn, got, "flash read", self.now.0);
             }
             if ppn == NONE {
+                std::hint::cold_path();
                 self.c.unwritten_reads += 1;
             }
         }
@@ -241,6 +250,7 @@ impl Simulation {
         if kind == TxnKind::Read {
             let parent = self.txns[t as usize].parent;
             if parent != NONE && !self.rebuilds[parent as usize].joins.is_empty() {
+                std::hint::cold_path();
                 self.charge_joiners(parent, u);
             }
         }

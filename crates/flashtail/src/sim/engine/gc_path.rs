@@ -26,6 +26,7 @@ impl Simulation {
         if g.victim.is_none() {
             // The device's GC-scheduling limits and yielding (gc_sched.rs).
             if self.gc_sched.is_some() && !self.may_start_victim(plane) {
+                std::hint::cold_path();
                 return None;
             }
             let g = &mut self.gc[plane.idx()];
@@ -34,6 +35,7 @@ impl Simulation {
                 None => {
                     g.grant = None;
                     if self.content.is_some() {
+                        std::hint::cold_path();
                         self.content_channel_check(self.unit_of_plane[plane.idx()]);
                     }
                     return None;
@@ -42,6 +44,7 @@ impl Simulation {
         }
         let victim = self.gc[plane.idx()].victim.expect("victim chosen");
         if self.content.is_some() {
+            std::hint::cold_path();
             if let Some(t) = self.content_gc_step(plane, victim) {
                 return t;
             }
@@ -95,6 +98,7 @@ impl Simulation {
                     return None;
                 };
                 if self.cold_refs != 0 {
+                    std::hint::cold_path();
                     self.cagc_placed(stream, dst, took);
                 }
                 self.gc[plane.idx()].in_flight = true;
@@ -120,11 +124,13 @@ impl Simulation {
                     }
                 }
                 if self.gc_holds.is_some() {
+                    std::hint::cold_path();
                     self.gc_hold_begin(plane, grant.mode);
                 }
                 let kind = if self.scheme.copyback { TxnKind::GcCopyback } else { TxnKind::GcCopy };
                 let v = self.oracle.page(src.0);
                 if self.flush.as_ref().is_some_and(|fb| fb.dirty.contains_key(&lpn)) {
+                    std::hint::cold_path();
                     // Newer data waits in the flush buffer: flash must hold an older version.
                     self.oracle.check_older(&self.ftl.l2p, lpn, v, "GC read (newer data buffered)", self.now.0);
                 } else {
@@ -155,10 +161,12 @@ impl Simulation {
                 g.in_flight = true;
                 g.erasing = true;
                 if self.gc_sched.is_some() {
+                    std::hint::cold_path();
                     self.victim_erase_issued();
                 }
                 self.gc_hold_end(plane, false);
                 if self.content.is_some() {
+                    std::hint::cold_path();
                     self.content_erasing(victim);
                 }
                 Some(self.new_txn(TxnKind::Erase, plane, NONE, victim.0, NO_REQ))
@@ -266,6 +274,7 @@ impl Simulation {
                 GcCmd::Grant(p, g) => {
                     self.gc[p.idx()].grant = Some(g);
                     if self.content.is_some() && g.mode != GcMode::Background {
+                        std::hint::cold_path();
                         // A background transaction holding the plane's unit takes GC's class.
                         self.lend_channel_class(self.unit_of_plane[p.idx()], CLASS_GC);
                     }

@@ -49,6 +49,7 @@ impl Simulation {
             self.sample_free();
         }
         if self.policy_watches_requests {
+            std::hint::cold_path();
             self.notify(|p, ctx| p.on_arrival(ctx, r));
         }
 
@@ -88,9 +89,11 @@ impl Simulation {
                 lpns.clear();
                 lpns.extend((first..=last).map(|p| wrap_page(p, lp)));
                 if self.content.is_some() {
+                    std::hint::cold_path();
                     self.content_write(slot, &lpns, r);
                     self.lpn_scratch = lpns;
                 } else if self.flush.is_some() {
+                    std::hint::cold_path();
                     self.flush_admit(slot, lpns);
                 } else if self.dev.buffer.enabled {
                     self.write_pages(slot, lpns);
@@ -153,6 +156,7 @@ impl Simulation {
             p.sim_time_ns.store(self.now.0, Ordering::Relaxed);
         }
         if self.policy_watches_requests {
+            std::hint::cold_path();
             self.notify(|p, ctx| p.on_complete(ctx, op, Nanos(lat), plane));
         }
     }

@@ -17,6 +17,13 @@
 //! - `content_path`: SplitGC, CAGC and DAGC's own work; `settle`: aged devices' start;
 //! - `power_loss`: what survives a power loss (audits); `power_cut`: enacting one;
 //! - `report`: the run's report.
+//!
+//! The hot paths test for features most runs do not have (the content-aware schemes'
+//! tables, die failures, the Venice mesh, the flush buffer, GC scheduling limits) and for
+//! rare events (a read whose page moved while it queued, a block sealed, a plane out of
+//! pages). Those branches begin with `std::hint::cold_path()`, the static form of the block
+//! layout a profile-guided build derives: the common path falls through, the rare one is
+//! placed aside (workload B: 2–4 % less CPU in paired runs; docs/performance.md).
 
 use super::oracle::Oracle;
 use super::requests::{ReqSlab, REQ_WAITS};

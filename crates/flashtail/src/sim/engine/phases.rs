@@ -80,6 +80,7 @@ impl Simulation {
             }
             if step.xfer() {
                 if self.mesh.is_some() {
+                    std::hint::cold_path();
                     self.mesh_transfer(u, t, i);
                     return;
                 }
@@ -209,6 +210,7 @@ impl Simulation {
         if step.xfer() {
             let gc = txn.is_gc();
             if self.mesh.is_some() {
+                std::hint::cold_path();
                 self.mesh_transfer_done(u, gc, step.dur());
             } else {
                 // A transfer ended: release the channel, or hand it to the first waiter.

@@ -77,6 +77,7 @@ impl Simulation {
         }
         let plane = self.plane_of_read(lpn, ppn);
         if self.failures.is_some() && self.plane_dead(plane) {
+            std::hint::cold_path();
             self.degraded_read(slot, lpn);
             return;
         }

@@ -122,6 +122,7 @@ impl Simulation {
         let queue_full = self.write_queue_full(plane);
         let allocated = if behind || queue_full { None } else { self.ftl.allocate(plane, Stream::User, self.dev.ftl.gc_reserved_blocks) };
         let Some((ppn, took)) = allocated else {
+            std::hint::cold_path();
             let held = queue_full || (behind && self.has_free_page(plane));
             self.wait_for_plane(plane, held, Stalled { held: None, plane, req: slot, lpn: id, since, buffered, version, content: 0 }, in_batch);
             return;
@@ -158,9 +159,11 @@ impl Simulation {
             self.note_version(slot, id, v);
         }
         if let Some(v) = version {
+            std::hint::cold_path();
             self.flush_mapped(id, v);
         }
         if self.content.is_some() {
+            std::hint::cold_path();
             self.content_mapped(id, old, ppn.0);
         }
         // Without power-loss protection the superseded page stays needed until this write's
@@ -177,6 +180,7 @@ impl Simulation {
         let t = self.store_txn(t);
         self.enqueue_user(t);
         if took {
+            std::hint::cold_path();
             self.free_changed(plane);
         }
         if !in_batch && !parity {

@@ -39,6 +39,7 @@ impl Simulation {
     #[inline]
     pub(super) fn write_put_off(&mut self, u: u32) -> bool {
         if self.mesh.is_some() {
+            std::hint::cold_path();
             return false;
         }
         if self.write_start.is_none() {
