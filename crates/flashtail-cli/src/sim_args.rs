@@ -101,8 +101,9 @@ pub struct RunOptions {
     /// (suffixes K, M, G, T; 0: no limit). Default: 80 % of the memory the machine has available.
     #[arg(long, value_parser = crate::trace_args::parse_bytes)]
     pub max_memory: Option<u64>,
-    /// Read the workload into memory once when it takes at most this much there (24 bytes
-    /// a request, 8 more per content fingerprint; suffixes K, M, G), and replay it from
+    /// Read the workload into memory once when it takes at most this much there (16 bytes
+    /// a request, 24 for requests off the 512-byte grid, 8 more per content fingerprint;
+    /// suffixes K, M, G), and replay it from
     /// memory for the checks, the footprint and every scheme; 0 reads it from its source
     /// each time.
     #[arg(long, value_name = "BYTES", default_value = "256M", value_parser = crate::trace_args::parse_bytes)]

@@ -56,8 +56,9 @@ impl<T> Reorder<T> {
     /// replay of the bundled DTRS slice). The earliest item held is the earlier of the two
     /// fronts, so items come out exactly as from one heap. (Inlined: returned through
     /// memory, the item was written and read back in pieces of different widths, which
-    /// stalled the reader's loop on store-to-load forwarding.)
-    #[inline]
+    /// stalled the reader's loop on store-to-load forwarding; always, since the inliner's
+    /// own choice came and went with unrelated changes elsewhere in the crate.)
+    #[inline(always)]
     pub fn push(&mut self, ts: u64, item: T) -> Option<(u64, T)> {
         let e = Entry { ts, seq: self.seq, item };
         self.seq += 1;
