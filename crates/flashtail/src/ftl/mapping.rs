@@ -286,9 +286,9 @@ impl Ftl {
     /// Returns (mapped pages, mapped pages whose valid bit is set), or the error of the
     /// lowest logical page at fault (the one a single pass in order meets first).
     ///
-    /// Chunks of the L2P are checked on every core (rayon): every run ends with this check,
-    /// one reverse-map and one bitmap lookup per mapped page (on the 32 GiB `dtrs-demo`
-    /// device, 70 ms on one core).
+    /// Every run ends with this check: first the summed comparison ([`Ftl::maps_agree`],
+    /// two sequential passes), and only when that finds a difference the page-by-page walk
+    /// that names it.
     fn check_l2p(&self) -> Result<(u64, u64), String> {
         if let Some(mapped) = self.maps_agree() {
             return Ok((mapped, mapped));
@@ -309,7 +309,6 @@ impl Ftl {
     /// which for a 64-bit mix is about 2^-64.
     fn maps_agree(&self) -> Option<u64> {
         use rayon::prelude::*;
-        const CHUNK: usize = 1 << 16;
         if self.content.is_some() {
             return None;
         }
@@ -356,14 +355,15 @@ impl Ftl {
         (forward == backward).then_some(forward.0)
     }
 
-    /// The page-by-page half of [`Ftl::check_l2p`], which names the first fault.
+    /// The page-by-page half of [`Ftl::check_l2p`], which names the first fault: one
+    /// reverse-map and one bitmap look-up per mapped page, chunks of the L2P on every core
+    /// (rayon; on the 32 GiB `dtrs-demo` device, 70 ms on one core).
     fn check_l2p_page_by_page(&self) -> Result<(u64, u64), String> {
         use rayon::prelude::*;
         // Lookups are fetched `AHEAD` entries early: each is a miss at a random place, and
         // with 16 in flight the check still waited on them (48: about 2 % less time for a
         // whole short run on `mqsim-ref`; 96 no better).
         const AHEAD: usize = 48;
-        const CHUNK: usize = 1 << 16;
         // Entry `l` at `l * step` (with the oracle's versions between the entries).
         let (raw, step) = self.l2p.raw();
         let chunk = |(c, entries): (usize, &[u32])| -> Result<(u64, u64), (usize, String)> {
@@ -443,6 +443,9 @@ impl Ftl {
         }
     }
 }
+
+/// Logical pages per parallel task of the final check's passes over the maps.
+const CHUNK: usize = 1 << 16;
 
 /// A (logical, physical) pair mixed into 64 bits for [`Ftl::maps_agree`]'s sums: a
 /// bijection of the pair's 64-bit word (SplitMix64's finaliser), so that no two pairs mix
