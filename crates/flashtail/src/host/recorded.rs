@@ -76,6 +76,30 @@ enum Reqs {
     Wide(Vec<Wide>),
 }
 
+impl Reqs {
+    fn len(&self) -> usize {
+        match self {
+            Reqs::Compact(v) => v.len(),
+            Reqs::Wide(v) => v.len(),
+        }
+    }
+
+    /// Bytes a request takes in the current form.
+    fn bytes_each(&self) -> usize {
+        match self {
+            Reqs::Compact(_) => std::mem::size_of::<Compact>(),
+            Reqs::Wide(_) => std::mem::size_of::<Wide>(),
+        }
+    }
+
+    fn shrink_to_fit(&mut self) {
+        match self {
+            Reqs::Compact(v) => v.shrink_to_fit(),
+            Reqs::Wide(v) => v.shrink_to_fit(),
+        }
+    }
+}
+
 /// A whole request stream in memory.
 #[derive(Debug)]
 pub struct Recording {
@@ -114,10 +138,7 @@ impl Recording {
         }
         r.summary = src.summary();
         r.empty_reason = src.empty_reason();
-        match &mut r.reqs {
-            Reqs::Compact(v) => v.shrink_to_fit(),
-            Reqs::Wide(v) => v.shrink_to_fit(),
-        }
+        r.reqs.shrink_to_fit();
         Some(r)
     }
 
@@ -134,39 +155,20 @@ impl Recording {
             self.fp_start.push(end);
         }
         if let Reqs::Compact(v) = &mut self.reqs {
-            match compact(q) {
-                Some(c) => {
-                    v.push(c);
-                    return true;
-                }
-                None => self.widen(),
+            if let Some(c) = compact(q) {
+                v.push(c);
+                return true;
             }
+            self.reqs = Reqs::Wide(widened(v));
         }
-        let Reqs::Wide(v) = &mut self.reqs else { unreachable!("widened above") };
-        match wide(q) {
-            Some(w) => {
-                v.push(w);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// A request does not fit 16 bytes: from now on every request takes 24.
-    #[cold]
-    fn widen(&mut self) {
-        if let Reqs::Compact(v) = &self.reqs {
-            let wide: Vec<Wide> = v.iter().map(|c| wide(&c.extent()).expect("a compact request fits the wide form")).collect();
-            self.reqs = Reqs::Wide(wide);
-        }
+        let (Reqs::Wide(v), Some(w)) = (&mut self.reqs, wide(q)) else { return false };
+        v.push(w);
+        true
     }
 
     /// Requests held.
     pub fn len(&self) -> usize {
-        match &self.reqs {
-            Reqs::Compact(v) => v.len(),
-            Reqs::Wide(v) => v.len(),
-        }
+        self.reqs.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -175,12 +177,15 @@ impl Recording {
 
     /// Memory the recording takes, in bytes.
     pub fn bytes(&self) -> u64 {
-        let per = match &self.reqs {
-            Reqs::Compact(_) => std::mem::size_of::<Compact>(),
-            Reqs::Wide(_) => std::mem::size_of::<Wide>(),
-        };
-        (self.len() * per + self.fp_start.len() * 4 + self.fingerprints.len() * 8) as u64
+        (self.len() * self.reqs.bytes_each() + self.fp_start.len() * 4 + self.fingerprints.len() * 8) as u64
     }
+}
+
+/// A request did not fit 16 bytes: the requests so far in the 24-byte form, which every
+/// request takes from then on.
+#[cold]
+fn widened(v: &[Compact]) -> Vec<Wide> {
+    v.iter().map(|c| wide(&c.extent()).expect("a compact request fits the wide form")).collect()
 }
 
 /// One replay of a [`Recording`].
