@@ -11,6 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+/// Above this ratio of flashtail's slowest round to its fastest, the report notes the
+/// host's drift (the same run repeated should cost the same CPU).
+const DRIFT_NOTE: f64 = 1.15;
+
 /// What the kernel says a finished child cost.
 #[derive(Clone, Copy, Debug)]
 pub struct ChildCost {
@@ -131,12 +135,27 @@ pub fn run(s: &SideBySide) -> anyhow::Result<()> {
             sorted[0],
             sorted[sorted.len() - 1]
         );
+        let total = |v: &[ChildCost]| v.iter().map(|c| c.cpu_s).sum::<f64>();
+        let (ot, tt) = (total(&ours), total(&theirs));
+        println!("total CPU over the rounds: {:.1}× less ({ot:.2} s vs {tt:.2} s; the ratio of mean costs, slow rounds included)", tt / ot.max(1e-9));
+        if let Some(note) = drift_note(&ours) {
+            println!("{note}");
+        }
     }
     if let Some(p) = s.json {
         let text = serde_json::to_string_pretty(&Value::Array(all))?;
         std::fs::write(p, text + "\n").with_context(|| format!("writing {}", p.display()))?;
     }
     Ok(())
+}
+
+/// A note when flashtail's rounds, the same work, cost unequal CPU: the host's speed drifted
+/// (a sub-second run feels a busy moment of a shared host that a long run averages out).
+fn drift_note(ours: &[ChildCost]) -> Option<String> {
+    let (lo, hi) = ours.iter().fold((f64::MAX, 0f64), |(lo, hi), c| (lo.min(c.cpu_s), hi.max(c.cpu_s)));
+    (hi > lo * DRIFT_NOTE).then(|| {
+        format!("note: flashtail's CPU varied from {lo:.2} to {hi:.2} s over the rounds (the same work): this host's speed drifts, and each round's ratio with it; more rounds (--repeat) narrow the medians")
+    })
 }
 
 fn row(which: &str, round: u32, c: &ChildCost) -> Value {
@@ -146,4 +165,21 @@ fn row(which: &str, round: u32, c: &ChildCost) -> Value {
 
 fn path_arg(p: &Path) -> String {
     PathBuf::from(p).to_string_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cpu(s: f64) -> ChildCost {
+        ChildCost { wall_s: s, cpu_s: s, peak_mib: 1.0, exit_code: 0 }
+    }
+
+    #[test]
+    fn drift_is_noted_above_fifteen_percent() {
+        assert_eq!(drift_note(&[cpu(0.80), cpu(0.91), cpu(0.85)]), None);
+        let note = drift_note(&[cpu(0.80), cpu(0.93), cpu(0.85)]).expect("0.93 s is 16 % above 0.80 s");
+        assert!(note.contains("from 0.80 to 0.93 s"), "{note}");
+        assert_eq!(drift_note(&[cpu(0.8)]), None);
+    }
 }

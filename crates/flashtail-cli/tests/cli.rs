@@ -624,6 +624,10 @@ fn bench_side_by_side_times_a_run_from_a_file_and_another_command() {
     assert!(out.contains("median of 2 rounds: CPU") && out.contains("less than the other command"), "{out}");
     assert!(out.contains("CPU ratio per round"), "{out}");
     let rows = read_json(&json).as_array().cloned().unwrap_or_default();
+    // The pooled ratio is the sum of the other command's CPU over the sum of the runs'.
+    let sum = |which: &str| rows.iter().filter(|r| r["command"] == which).filter_map(|r| r["cpu_seconds"].as_f64()).sum::<f64>();
+    let pooled = format!("total CPU over the rounds: {:.1}× less ({:.2} s vs {:.2} s", sum("against") / sum("flashtail"), sum("flashtail"), sum("against"));
+    assert!(out.contains(&pooled), "{pooled} in {out}");
     let cmds: Vec<&str> = rows.iter().filter_map(|r| r["command"].as_str()).collect();
     assert_eq!(cmds, ["flashtail", "against", "flashtail", "against"]);
     // Each round's ratio is the other command's CPU over the run's just before it.
