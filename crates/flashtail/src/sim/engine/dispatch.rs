@@ -264,7 +264,8 @@ impl Simulation {
         // the phase is 0; passing it saves reading back a just-written byte (see
         // `start_phase_at`).
         debug_assert_eq!(self.txns[t as usize].phase, 0);
-        self.start_phase_at(u, t, 0);
+        let first = self.txns[t as usize].step_at(0, &self.costs);
+        self.start_phase_at(u, t, 0, first);
     }
 
     /// Attribute a user transaction's queueing time to what its unit was busy with.

@@ -69,11 +69,12 @@ impl Simulation {
     }
 
     /// Start the running transaction's phase `i` on unit `u` (or complete it). `i` is the
-    /// transaction's stored phase index, passed in because it was usually just stored (a
-    /// read-back missed store-to-load forwarding).
-    pub(super) fn start_phase_at(&mut self, u: u32, t: u32, mut i: u8) {
+    /// transaction's stored phase index and `step` its [`Step`], passed in because the
+    /// caller has just stored the one and holds the transaction's record for the other (a
+    /// read-back missed store-to-load forwarding, and looking the record up again costs
+    /// instructions on every phase).
+    pub(super) fn start_phase_at(&mut self, u: u32, t: u32, mut i: u8, mut step: crate::scheduler::txn::Step) {
         loop {
-            let step = self.txns[t as usize].step_at(i, &self.costs);
             if step.done() {
                 self.complete(u);
                 return;
@@ -94,7 +95,9 @@ impl Simulation {
             }
             if step.dur().0 == 0 {
                 i += 1;
-                self.txns[t as usize].phase = i;
+                let txn = &mut self.txns[t as usize];
+                txn.phase = i;
+                step = txn.step_at(i, &self.costs);
                 continue;
             }
             self.schedule_unit(u, self.now + step.dur());
@@ -207,6 +210,9 @@ impl Simulation {
         let step = txn.step(&self.costs);
         let next = txn.phase + 1;
         txn.phase = next;
+        // The next phase's step, while the record is at hand: what follows (a channel
+        // handed to another unit) does not change this transaction.
+        let next_step = txn.step_at(next, &self.costs);
         if step.xfer() {
             let gc = txn.is_gc();
             if self.mesh.is_some() {
@@ -226,7 +232,7 @@ impl Simulation {
                 }
             }
         }
-        self.start_phase_at(u, t, next);
+        self.start_phase_at(u, t, next, next_step);
     }
 
     /// Give free channel `ch` to its first waiter (lowest class, then earliest; while it is
