@@ -101,29 +101,30 @@ impl Simulation {
             if unit.running != IDLE {
                 return;
             }
-            if unit.parked.is_some() && unit.reads.is_empty() {
+            let parked = unit.parked.is_some();
+            if parked && unit.reads.is_empty() {
                 self.resume(u);
                 return;
             }
-            let Some(t) = self.pick(u) else { return };
+            let planes = (unit.first_plane, unit.num_planes);
+            let Some(t) = self.pick(u, parked, planes) else { return };
             self.begin(u, t);
         }
     }
 
-    /// The next transaction for a unit, by priority. (Inlined into `dispatch`, its only
-    /// caller: saving and restoring registers for the call was a quarter of its own
-    /// instructions.)
+    /// The next transaction for unit `u` (`parked`: a program or erase is suspended on it;
+    /// `planes`: its first plane and how many), by priority. (Inlined into `dispatch`, its
+    /// only caller, which has read the unit's record: saving and restoring registers for the
+    /// call was a quarter of its own instructions.)
     #[inline(always)]
-    fn pick(&mut self, u: u32) -> Option<u32> {
-        let unit = &mut self.units[u as usize];
-        if unit.parked.is_some() {
+    fn pick(&mut self, u: u32, parked: bool, (first, n): (u32, u32)) -> Option<u32> {
+        if parked {
             // Only reads run while a program or erase is suspended.
-            return unit.reads.pop_front();
+            return self.units[u as usize].reads.pop_front();
         }
-        let (first, n) = (unit.first_plane, unit.num_planes);
         if self.reads_first {
             // `scheduler.order = "reads-first"`: reads before GC granted ahead of user I/O.
-            if let Some(t) = unit.reads.pop_front() {
+            if let Some(t) = self.units[u as usize].reads.pop_front() {
                 return Some(t);
             }
         }
