@@ -26,7 +26,7 @@
 
 use super::{Simulation, EV_UNIT};
 use crate::scheduler::txn::NO_REQ;
-use crate::scheduler::txn::Chain;
+use crate::scheduler::txn::{Chain, Step};
 use crate::sim::requests::W_CHANNEL;
 use crate::units::Nanos;
 
@@ -73,7 +73,7 @@ impl Simulation {
     /// caller has just stored the one and holds the transaction's record for the other (a
     /// read-back missed store-to-load forwarding, and looking the record up again costs
     /// instructions on every phase).
-    pub(super) fn start_phase_at(&mut self, u: u32, t: u32, mut i: u8, mut step: crate::scheduler::txn::Step) {
+    pub(super) fn start_phase_at(&mut self, u: u32, t: u32, mut i: u8, mut step: Step) {
         loop {
             if step.done() {
                 self.complete(u);
